@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// One system-library target per C library, one small Swift module that is its only importer,
+// pure-Swift domain modules above them, and a thin executable on top.
+let package = Package(
+    name: "newsgen",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "newsgen", targets: ["newsgen"]),
+    ],
+    targets: [
+        // C libraries (Debian: libcmark-dev, libyaml-dev, libcurl4-openssl-dev, libssl-dev)
+        .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // Wrappers: the only modules that see a C pointer.
+        .target(name: "Markdown", dependencies: ["CCmark"]),
+        .target(name: "YAML", dependencies: ["CYAML"]),
+        .target(name: "HTTP", dependencies: ["CCurl", "CCurlShim"]),
+        .target(name: "Signing", dependencies: ["CCrypto"]),
+
+        // Domain modules.
+        .target(name: "Templates"),
+        .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates"]),
+        .target(name: "Hub", dependencies: ["Site", "HTTP", "Signing", "Templates"]),
+        .target(name: "CLI", dependencies: ["Site", "Hub"]),
+        .executableTarget(name: "newsgen", dependencies: ["CLI"]),
+
+        // Tests.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
+        .testTarget(name: "YAMLTests", dependencies: ["YAML"]),
+        .testTarget(name: "TemplatesTests", dependencies: ["Templates", "TestSupport"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"]),
+        .testTarget(name: "SigningTests", dependencies: ["Signing"]),
+        .testTarget(name: "SiteTests", dependencies: ["Site", "TestSupport"]),
+        .testTarget(name: "HubTests", dependencies: ["Hub", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["CLI", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

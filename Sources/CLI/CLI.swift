@@ -1,0 +1,1 @@
+public enum CLI { public static func main() {} }

@@ -1,0 +1,2 @@
+import CLI
+CLI.main()
