@@ -1,1 +1,142 @@
-public enum CLI { public static func main() {} }
+import Dispatch
+import Site
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// Exit codes: 0 success, 1 content/config errors or failed sends, 64 usage errors.
+public enum ExitCode {
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let usage: Int32 = 64
+}
+
+public enum CLI {
+    public static let version = "0.1.0"
+
+    /// Runs newsgen with `arguments` (without the program name) and returns the exit code.
+    public static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
+        guard let first = arguments.first else {
+            console.err(Help.overview)
+            return ExitCode.usage
+        }
+        let rest = Array(arguments.dropFirst())
+        do throws(UsageError) {
+            switch first {
+            case "--version", "version": console.out("newsgen \(version)"); return ExitCode.success
+            case "--help", "-h": console.out(Help.overview); return ExitCode.success
+            case "help":
+                guard let topic = rest.first else { console.out(Help.overview); return ExitCode.success }
+                guard let text = Help.commands[topic] else {
+                    throw UsageError(message: unknownCommand(topic), command: nil)
+                }
+                console.out(text)
+                return ExitCode.success
+            case "build": return try BuildCommand.run(rest, environment: environment, console: console, writes: true)
+            case "check": return try BuildCommand.run(rest, environment: environment, console: console, writes: false)
+            default:
+                throw UsageError(message: unknownCommand(first), command: nil)
+            }
+        } catch {
+            console.err("error: \(error.message)")
+            console.err("")
+            console.err(error.command.flatMap { Help.commands[$0] }.map(Help.usageSection) ?? Help.usageLines)
+            return ExitCode.usage
+        }
+    }
+
+    static func unknownCommand(_ name: String) -> String {
+        var message = "unknown command '\(name)'"
+        if let close = closest(name, Help.commandNames) { message += "; did you mean '\(close)'?" }
+        return message
+    }
+
+    /// Entry point of the executable.
+    public static func main() -> Never {
+        var environment: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(decoding: UnsafeRawBufferPointer(start: entry, count: strlen(entry)), as: UTF8.self)
+            if let equals = text.firstIndex(of: "=") {
+                environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        let code = run(Array(CommandLine.arguments.dropFirst()), environment: environment, console: StandardConsole())
+        exit(code)
+    }
+}
+
+enum BuildCommand {
+    static func run(_ arguments: [String], environment: [String: String], console: Console, writes: Bool) throws(UsageError) -> Int32 {
+        let name = writes ? "build" : "check"
+        let flags = writes ? ["--drafts", "--future", "--quiet", "--help"] : ["--drafts", "--future", "--help"]
+        let options = writes ? ["--output", "--base-url", "--site"] : ["--site", "--base-url"]
+        let parsed = try ParsedArguments(arguments, command: name, flags: flags, options: options)
+        if parsed.flags.contains("--help") {
+            console.out(Help.commands[name]!)
+            return ExitCode.success
+        }
+        if let extra = parsed.positional.first {
+            throw UsageError(message: "unexpected argument '\(extra)'", command: name)
+        }
+        let started = monotonicSeconds()
+        let now: Timestamp
+        switch EditionFilter.currentTime(environment: environment) {
+        case .success(let value): now = value
+        case .failure(let error): return report(error, console: console)
+        }
+        let edition: Edition
+        do throws(SiteError) {
+            edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"])
+        } catch {
+            return report(error, console: console)
+        }
+        let filter = EditionFilter(now: now, includeDrafts: parsed.flags.contains("--drafts"),
+                                   includeFuture: parsed.flags.contains("--future"))
+        guard writes else {
+            let shown = edition.stories.filter(filter.shows).count
+            console.out("checked \(edition.stories.count) stories (\(shown) would be published), \(edition.config.languages.count) languages: no problems")
+            return ExitCode.success
+        }
+        let quiet = parsed.flags.contains("--quiet")
+        let interactive = console.isInteractive && !quiet
+        var progress: (@Sendable (Int, Int) -> Void)?
+        if interactive {
+            progress = { done, total in
+                if total >= 2000 { StandardConsole().progress("rendering \(done)/\(total)") }
+            }
+        }
+        do throws(SiteError) {
+            let report = try SiteBuilder.build(edition, options: BuildOptions(output: parsed.options["--output"], filter: filter),
+                                               progress: progress)
+            if interactive { StandardConsole().progress("") }
+            let seconds = monotonicSeconds() - started
+            let time = seconds < 10 ? String(Int(seconds * 1000)) + " ms" : String(Int(seconds)) + " s"
+            console.out("built \(report.stories) stories into \(displayPath(report.output)): \(report.pages) files, \(report.written) written, \(report.unchanged) unchanged, \(report.removed) removed in \(time)")
+            return ExitCode.success
+        } catch {
+            if interactive { StandardConsole().progress("") }
+            return report(error, console: console)
+        }
+    }
+
+    static func report(_ error: SiteError, console: Console) -> Int32 {
+        console.err(error.description)
+        return ExitCode.failure
+    }
+
+    static func displayPath(_ path: String) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let cwd = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if path.hasPrefix(cwd + "/") { return String(path.dropFirst(cwd.count + 1)) + "/" }
+        return path
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}

@@ -1,0 +1,146 @@
+import Foundation
+
+/// The few file operations the pipeline needs, with errors that name the path.
+enum FileSystem {
+    struct Failure: Error, CustomStringConvertible {
+        var path: String
+        var reason: String
+        var description: String { "\(path): \(reason)" }
+    }
+
+    static func read(_ path: String) throws(Failure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var result: [UInt8] = []
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_size > 0 { result.reserveCapacity(Int(info.st_size)) }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(path: path, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { break }
+            result.append(contentsOf: buffer[0..<count])
+        }
+        return result
+    }
+
+    static func readText(_ path: String) throws(Failure) -> String {
+        let bytes = try read(path)
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw Failure(path: path, reason: "not valid UTF-8") }
+        return text
+    }
+
+    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Regular files under `directory`, as paths relative to it, sorted; hidden entries skipped.
+    static func files(under directory: String, includeHidden: Bool = false) -> [String] {
+        var result: [String] = []
+        func walk(_ relative: String) {
+            let absolute = relative.isEmpty ? directory : directory + "/" + relative
+            guard let dir = opendir(absolute) else { return }
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+                }
+                if name == "." || name == ".." { continue }
+                if !includeHidden && name.hasPrefix(".") { continue }
+                let child = relative.isEmpty ? name : relative + "/" + name
+                var info = stat()
+                guard lstat(directory + "/" + child, &info) == 0 else { continue }
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR: walk(child)
+                case S_IFREG: result.append(child)
+                default: continue
+                }
+            }
+        }
+        walk("")
+        return result.sorted()
+    }
+
+    static func createDirectories(_ path: String) throws(Failure) {
+        if isDirectory(path) { return }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != path { try createDirectories(parent) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            throw Failure(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Writes `bytes` to `path` (a new file), fsyncs it when asked.
+    static func write(_ bytes: [UInt8], to path: String, sync: Bool = false) throws(Failure) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(path: path, reason: String(cString: strerror(errno)))
+            }
+            offset += count
+        }
+        if sync && fsync(fd) != 0 { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+    }
+
+    static func rename(_ from: String, _ to: String) throws(Failure) {
+        if Glibc.rename(from, to) != 0 { throw Failure(path: to, reason: String(cString: strerror(errno))) }
+    }
+
+    static func remove(_ path: String) { unlink(path) }
+
+    static func removeTree(_ path: String) {
+        for file in files(under: path, includeHidden: true) { unlink(path + "/" + file) }
+        removeEmptyDirectories(path, keepRoot: false)
+    }
+
+    /// Removes empty directories below `path` (and `path` itself unless `keepRoot`).
+    @discardableResult
+    static func removeEmptyDirectories(_ path: String, keepRoot: Bool) -> Bool {
+        guard let dir = opendir(path) else { return false }
+        var empty = true
+        var children: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            children.append(name)
+        }
+        closedir(dir)
+        for name in children {
+            let child = path + "/" + name
+            if isDirectory(child) {
+                if !removeEmptyDirectories(child, keepRoot: false) { empty = false }
+            } else {
+                empty = false
+            }
+        }
+        if empty && !keepRoot { return rmdir(path) == 0 }
+        return empty
+    }
+
+    /// An absolute, normalised path (no `.`/`..`, no trailing slash); relative paths resolve against the cwd.
+    static func absolute(_ path: String) -> String {
+        var base = path
+        if !path.hasPrefix("/") { base = FileManager.default.currentDirectoryPath + "/" + path }
+        var parts: [Substring] = []
+        for part in base.split(separator: "/") {
+            if part == "." || part.isEmpty { continue }
+            if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+}

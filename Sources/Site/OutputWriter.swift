@@ -1,0 +1,89 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a build into the output folder so that a reader of the folder never sees a half-written site:
+/// every new or changed file is first staged in a hidden folder inside the output folder (same file
+/// system), and only when the whole build has been rendered are the staged files renamed into place
+/// (each rename is atomic). Files whose bytes did not change are not touched; files that no longer
+/// belong to the site are removed at the end. `abort()` removes the staging folder and leaves the
+/// previous site exactly as it was.
+final class OutputWriter: Sendable {
+    struct Summary: Sendable, Hashable {
+        var written = 0
+        var unchanged = 0
+        var removed = 0
+    }
+
+    let directory: String
+    private let staging: String
+    private struct State {
+        var planned: Set<String> = []
+        var staged: [(relative: String, stagedName: String)] = []
+        var unchanged = 0
+        var counter = 0
+    }
+    private let state = Mutex(State())
+    /// Names inside the output folder that belong to newsgen itself (build cache, staging), never removed.
+    static let reservedPrefix = ".newsgen"
+
+    init(directory: String) throws(FileSystem.Failure) {
+        self.directory = directory
+        staging = directory + "/.newsgen-staging"
+        if FileSystem.isDirectory(staging) { FileSystem.removeTree(staging) }   // left by a crashed build
+        try FileSystem.createDirectories(staging)
+    }
+
+    /// Records `relative` as part of the site; stages its bytes unless the file already holds them.
+    /// Safe to call from many threads.
+    func stage(_ relative: String, _ bytes: [UInt8]) throws(FileSystem.Failure) {
+        let target = directory + "/" + relative
+        let isDuplicate = state.withLock { !$0.planned.insert(relative).inserted }
+        if isDuplicate { throw FileSystem.Failure(path: relative, reason: "two outputs want the same file") }
+        if Self.holds(target, bytes) {
+            state.withLock { $0.unchanged += 1 }
+            return
+        }
+        let name = state.withLock { s -> String in
+            s.counter += 1
+            return String(s.counter)
+        }
+        try FileSystem.write(bytes, to: staging + "/" + name)
+        state.withLock { $0.staged.append((relative, name)) }
+    }
+
+    /// True when `path` is a regular file with exactly these bytes.
+    private static func holds(_ path: String, _ bytes: [UInt8]) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == bytes.count else { return false }
+        guard let existing = try? FileSystem.read(path) else { return false }
+        return existing == bytes
+    }
+
+    /// Moves staged files into place and removes files that are no longer part of the site.
+    func commit() throws(FileSystem.Failure) -> Summary {
+        let snapshot = state.withLock { $0 }
+        for (relative, name) in snapshot.staged.sorted(by: { $0.relative < $1.relative }) {
+            let target = directory + "/" + relative
+            let parent = String(target[..<(target.lastIndex(of: "/") ?? target.endIndex)])
+            if FileSystem.exists(parent) && !FileSystem.isDirectory(parent) { FileSystem.remove(parent) }
+            try FileSystem.createDirectories(parent)
+            if FileSystem.isDirectory(target) { FileSystem.removeTree(target) }
+            try FileSystem.rename(staging + "/" + name, target)
+        }
+        var removed = 0
+        for file in FileSystem.files(under: directory, includeHidden: true)
+        where !snapshot.planned.contains(file) && !file.hasPrefix(Self.reservedPrefix) {
+            FileSystem.remove(directory + "/" + file)
+            removed += 1
+        }
+        FileSystem.removeTree(staging)
+        FileSystem.removeEmptyDirectories(directory, keepRoot: true)
+        return Summary(written: snapshot.staged.count, unchanged: snapshot.unchanged, removed: removed)
+    }
+
+    func abort() {
+        FileSystem.removeTree(staging)
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import Markdown
+import Templates
+
+/// Builds the values the theme's templates see. The names here are the theme contract, documented in
+/// the README ("Templates").
+struct PageContext: Sendable {
+    let edition: Edition
+    let links: Permalinks
+    let clock: ReaderClock
+    /// Languages in which each story has a page, by story id.
+    let pageLanguages: [String: [Language]]
+    /// `languageNames[page][other]`: the name of language `other` written in language `page`.
+    let languageNames: [String: [String: String]]
+
+    var config: SiteConfig { edition.config }
+
+    init(edition: Edition, links: Permalinks, clock: ReaderClock, stories: [Story]) {
+        self.edition = edition
+        self.links = links
+        self.clock = clock
+        var pageLanguages: [String: [Language]] = [:]
+        for story in stories {
+            pageLanguages[story.id] = edition.config.languages.filter {
+                story.bodies[$0.code] != nil || edition.config.missingLanguage == .fallback
+            }
+        }
+        self.pageLanguages = pageLanguages
+        var names: [String: [String: String]] = [:]
+        for page in edition.config.languages {
+            let locale = Locale(identifier: page.code)
+            for other in edition.config.languages {
+                names[page.code, default: [:]][other.code] =
+                    locale.localizedString(forIdentifier: other.code) ?? other.label
+            }
+        }
+        languageNames = names
+    }
+
+    func strings(_ language: Language) -> TemplateValue {
+        .object((edition.theme.strings[language.code] ?? [:]).mapValues { .string($0) })
+    }
+
+    func site(_ language: Language) -> TemplateValue {
+        .object([
+            "title": .string(config.title[code: language.code] ?? config.title[code: config.defaultLanguage.code] ?? ""),
+            "description": .string(config.description[code: language.code] ?? config.description[code: config.defaultLanguage.code] ?? ""),
+            "base_url": .string(config.baseURL),
+            "home_url": .string(links.href(links.front(language))),
+            "static_url": .string(links.href("static/")),
+        ])
+    }
+
+    func languageValue(_ language: Language) -> TemplateValue {
+        .object([
+            "code": .string(language.code), "dir": .string(language.direction.rawValue),
+            "label": .string(language.label), "name": .string(language.name),
+            "og_locale": .string(language.ogLocale), "rtl": .bool(language.direction == .rtl),
+        ])
+    }
+
+    /// The "same page in other languages" list: every language with its URL, the current one flagged.
+    func alternates(_ current: Language, in languages: [Language], url: (Language) -> String) -> TemplateValue {
+        .list(languages.map { language in
+            .object([
+                "code": .string(language.code), "hreflang": .string(language.code),
+                "label": .string(language.label), "dir": .string(language.direction.rawValue),
+                "href": .string(links.href(url(language))), "url": .string(links.absolute(url(language))),
+                "current": .bool(language == current),
+            ])
+        })
+    }
+
+    func navigation(_ language: Language, current: Category?) -> TemplateValue {
+        .list(config.categories.map { category in
+            .object([
+                "title": .string(category.title(in: language)),
+                "href": .string(links.href(links.category(category, language))),
+                "current": .bool(category == current),
+            ])
+        })
+    }
+
+    func time(_ timestamp: Timestamp, _ language: Language) -> TemplateValue {
+        .object([
+            "display": .string(clock.dateTime(timestamp, in: language)),
+            "day": .string(clock.day(timestamp, in: language)),
+            "iso": .string(clock.machineReadable(timestamp)),
+        ])
+    }
+
+    /// Text in the page language if the story has it, otherwise the default language's, with the
+    /// language it is actually in (so the template can mark it with `lang`).
+    func localized(_ text: LocalizedText, _ language: Language) -> (String, Language)? {
+        if let value = text[code: language.code] { return (value, language) }
+        for fallback in [config.defaultLanguage] + config.languages {
+            if let value = text[code: fallback.code] { return (value, fallback) }
+        }
+        return nil
+    }
+
+    /// A story as it appears in lists: title, link, summary, date, breaking flag, category.
+    func card(_ story: Story, _ language: Language) -> TemplateValue {
+        let (title, titleLanguage) = localized(story.titles, language) ?? (story.id, language)
+        var value: [String: TemplateValue] = [
+            "id": .string(story.id),
+            "title": .string(title),
+            "href": .string(links.href(links.story(story, language))),
+            "published": time(story.published, language),
+            "breaking": .bool(story.breaking),
+            "category": .string(story.categories[0].title(in: language)),
+            "category_href": .string(links.href(links.category(story.categories[0], language))),
+        ]
+        if titleLanguage != language { value["title_lang"] = .string(titleLanguage.code) }
+        if let (summary, summaryLanguage) = localized(story.summaries, language) {
+            value["summary"] = .string(summary)
+            if summaryLanguage != language { value["summary_lang"] = .string(summaryLanguage.code) }
+        }
+        return .object(value)
+    }
+
+    func base(_ language: Language, kind: String, title: String, description: String, relativeURL: String,
+              alternateLanguages: [Language], url: @escaping (Language) -> String, current: Category? = nil) -> [String: TemplateValue] {
+        var base: [String: TemplateValue] = [
+            "site": site(language),
+            "lang": languageValue(language),
+            "strings": strings(language),
+            "page": .object([
+                "kind": .string(kind),
+                "title": .string(title),
+                "description": .string(description),
+                "canonical_url": .string(links.absolute(relativeURL)),
+                "href": .string(links.href(relativeURL)),
+            ]),
+            "alternates": alternates(language, in: alternateLanguages, url: url),
+            "has_alternates": .bool(alternateLanguages.count > 1),
+            "navigation": navigation(language, current: current),
+        ]
+        if alternateLanguages.contains(config.defaultLanguage) {
+            base["x_default_url"] = .string(links.absolute(url(config.defaultLanguage)))
+        }
+        return base
+    }
+
+    func storyPage(_ story: Story, _ language: Language, options: MarkdownOptions) -> TemplateValue {
+        let languages = pageLanguages[story.id] ?? [language]
+        let bodyLanguage: Language
+        if story.bodies[language.code] != nil {
+            bodyLanguage = language
+        } else {
+            bodyLanguage = ([config.defaultLanguage] + config.languages).first { story.bodies[$0.code] != nil } ?? language
+        }
+        let body = story.bodies[bodyLanguage.code]?.markdown ?? ""
+        let rendered = Markdown.render(body, options: options)
+        let (title, titleLanguage) = localized(story.titles, language) ?? (story.id, language)
+        let summary = localized(story.summaries, language)
+        let description = summary?.0 ?? Markdown.plainText(body, limit: 160)
+        var value = base(language, kind: "story", title: title, description: description,
+                         relativeURL: links.story(story, language), alternateLanguages: languages,
+                         url: { links.story(story, $0) }, current: story.categories[0])
+        var storyValue: [String: TemplateValue] = [
+            "id": .string(story.id),
+            "title": .string(title),
+            "body": .string(rendered.html),
+            "published": time(story.published, language),
+            "breaking": .bool(story.breaking),
+            "authors": .list(story.authors.map { .string($0) }),
+            "authors_text": .string(story.authors.joined(separator: ", ")),
+            "categories": .list(story.categories.map { category in
+                .object(["title": .string(category.title(in: language)),
+                         "href": .string(links.href(links.category(category, language)))])
+            }),
+            "url": .string(links.absolute(links.story(story, language))),
+        ]
+        if titleLanguage != language { storyValue["title_lang"] = .string(titleLanguage.code) }
+        if let summary {
+            storyValue["summary"] = .string(summary.0)
+            if summary.1 != language { storyValue["summary_lang"] = .string(summary.1.code) }
+        }
+        if let updated = story.updated, updated != story.published { storyValue["updated"] = time(updated, language) }
+        if let image = story.image {
+            storyValue["image"] = .string(image.hasPrefix("/") ? links.absolute(String(image.dropFirst())) : image)
+        }
+        if let (correction, correctionLanguage) = localized(story.corrections, language) {
+            storyValue["correction"] = .string(correction)
+            if correctionLanguage != language { storyValue["correction_lang"] = .string(correctionLanguage.code) }
+        }
+        if bodyLanguage != language {
+            storyValue["body_lang"] = .string(bodyLanguage.code)
+            storyValue["body_dir"] = .string(bodyLanguage.direction.rawValue)
+            let template = edition.theme.string("fallback_notice", language)
+            let notice = template
+                .replacingOccurrences(of: "{language}", with: languageNames[language.code]?[language.code] ?? language.label)
+                .replacingOccurrences(of: "{original}", with: languageNames[language.code]?[bodyLanguage.code] ?? bodyLanguage.label)
+            storyValue["fallback_notice"] = .string(notice)
+        }
+        value["story"] = .object(storyValue)
+        return .object(value)
+    }
+
+    func listPage(kind: String, title: String, description: String, language: Language, relativeURL: String,
+                  url: @escaping (Language) -> String, cards: [TemplateValue], category: Category?,
+                  pagination: (page: Int, pages: Int, url: (Int) -> String)?) -> TemplateValue {
+        var value = base(language, kind: kind, title: title, description: description, relativeURL: relativeURL,
+                         alternateLanguages: config.languages, url: url, current: category)
+        value["stories"] = .list(cards)
+        value["has_stories"] = .bool(!cards.isEmpty)
+        if let category {
+            value["category"] = .object(["name": .string(category.name), "title": .string(category.title(in: language))])
+        }
+        if let pagination, pagination.pages > 1 {
+            var pager: [String: TemplateValue] = [
+                "page": .number(Double(pagination.page)), "pages": .number(Double(pagination.pages)),
+                "label": .string(edition.theme.string("page_of", language)
+                    .replacingOccurrences(of: "{page}", with: String(pagination.page))
+                    .replacingOccurrences(of: "{pages}", with: String(pagination.pages))),
+            ]
+            if pagination.page > 1 { pager["previous_href"] = .string(links.href(pagination.url(pagination.page - 1))) }
+            if pagination.page < pagination.pages { pager["next_href"] = .string(links.href(pagination.url(pagination.page + 1))) }
+            value["pagination"] = .object(pager)
+        }
+        return .object(value)
+    }
+}

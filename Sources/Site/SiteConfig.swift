@@ -1,0 +1,280 @@
+import YAML
+
+/// A news category: the hub tag (`name`), its URL segment and its display name per language.
+public struct Category: Sendable, Hashable {
+    public var name: String
+    public var slug: String
+    public var titles: LocalizedText
+
+    public func title(in language: Language) -> String { titles[code: language.code] ?? name }
+}
+
+/// What a language page shows for a story that has no body in that language.
+public enum MissingLanguagePolicy: String, Sendable, CaseIterable {
+    /// The page exists and shows the default-language body, marked with its `lang`, under a notice.
+    case fallback
+    /// No page in that language; the story is left out of that language's lists.
+    case skip
+}
+
+/// Settings for `newsgen publish` (the `push:` section of newsgen.yml).
+public struct PushSettings: Sendable, Hashable {
+    public enum MissingText: String, Sendable, CaseIterable { case fill, fail }
+    /// Hub name; `NEWSGEN_HUB_NAME` overrides it.
+    public var hub: String?
+    /// Hub property per language is `<prefix><language name>`, e.g. `News_French`.
+    public var propertyPrefix = "News_"
+    /// Breaking stories older than this are never announced (a lost ledger must not flood phones).
+    public var maxAge: Double = 6 * 3600
+    public var missingText: MissingText = .fill
+    public var attempts = 4
+    public var connectTimeout: Double = 10
+    public var timeout: Double = 30
+    public var concurrency = 4
+    /// How long `--check-live` waits for a story URL to answer 200.
+    public var liveWait: Double = 300
+}
+
+public struct SiteConfig: Sendable, Hashable {
+    public var title: LocalizedText
+    public var description: LocalizedText
+    /// Always ends with "/".
+    public var baseURL: String
+    /// IANA time zone for dates shown to readers and for the date in story URLs.
+    public var timeZone: String
+    /// The first one is the default language.
+    public var languages: [Language]
+    public var categories: [Category]
+    public var missingLanguage: MissingLanguagePolicy
+    public var allowRawHTML: Bool
+    public var pageSize: Int
+    public var frontPageSize: Int
+    public var push: PushSettings
+
+    public var defaultLanguage: Language { languages[0] }
+
+    public func language(code: String) -> Language? {
+        languages.first { $0.code.lowercased() == code.lowercased() }
+    }
+
+    public func category(named name: String) -> Category? {
+        categories.first { $0.name == name }
+    }
+
+    static let keys = ["title", "description", "base_url", "timezone", "languages", "categories",
+                       "missing_language", "raw_html", "page_size", "front_page_size", "push"]
+
+    /// Parses and validates newsgen.yml. Returns nil when there were errors (all of them are in `diagnostics`).
+    static func parse(_ text: String, path: String, diagnostics: inout [Diagnostic]) -> SiteConfig? {
+        var fields = Fields(path: path)
+        defer { diagnostics += fields.sink.diagnostics }
+        let root: YAMLNode
+        do {
+            guard let node = try YAMLDocument.parse(text) else {
+                fields.sink.error("the config is empty; it needs at least title, base_url, languages and categories")
+                return nil
+            }
+            root = node
+        } catch {
+            fields.sink.error(error.message, at: error.location)
+            return nil
+        }
+        let map = fields.mapping(root, known: keys, what: "newsgen.yml")
+        for required in ["title", "base_url", "languages", "categories"] where map[required] == nil {
+            fields.sink.error("missing required key \"\(required)\"", at: root.location)
+        }
+
+        // Languages first: every localized value is checked against them.
+        var languages: [Language] = []
+        if let node = map["languages"] {
+            if let items = node.sequence, !items.isEmpty {
+                for item in items {
+                    let entry = fields.mapping(item, known: ["code", "name", "label", "path", "dir", "og_locale", "news_language"],
+                                               what: "a language")
+                    guard let codeNode = entry["code"], let code = fields.string(codeNode, "code") else {
+                        if entry["code"] == nil { fields.sink.error("a language needs a code, e.g. code: fr", at: item.location) }
+                        continue
+                    }
+                    guard Language.isWellFormedTag(code) else {
+                        fields.sink.error("\"\(code)\" is not a BCP 47 language tag (e.g. en, fr, zh-Hans, pt-BR)", at: codeNode.location)
+                        continue
+                    }
+                    if languages.contains(where: { $0.code.lowercased() == code.lowercased() }) {
+                        fields.sink.error("language \"\(code)\" is listed twice", at: codeNode.location)
+                        continue
+                    }
+                    guard let nameNode = entry["name"], let name = fields.string(nameNode, "name") else {
+                        if entry["name"] == nil {
+                            fields.sink.error("language \"\(code)\" needs a name (e.g. name: French; it names the push property News_French)",
+                                              at: item.location)
+                        }
+                        continue
+                    }
+                    if !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) {
+                        fields.sink.error("language name \"\(name)\" may only use ASCII letters, digits and _ (it becomes the push property News_\(name))",
+                                          at: nameNode.location)
+                    }
+                    var direction: Language.Direction?
+                    if let dirNode = entry["dir"], let text = fields.string(dirNode, "dir") {
+                        direction = Language.Direction(rawValue: text)
+                        if direction == nil { fields.sink.error("dir must be ltr or rtl, found \"\(text)\"", at: dirNode.location) }
+                    }
+                    var pathSegment: String?
+                    if let pathNode = entry["path"], let text = fields.string(pathNode, "path") {
+                        if isSafeSegment(text) { pathSegment = text } else {
+                            fields.sink.error("path \"\(text)\" must be one URL segment of lowercase letters, digits and -", at: pathNode.location)
+                        }
+                    }
+                    languages.append(Language(
+                        code: code, name: name,
+                        label: entry["label"].flatMap { fields.string($0, "label") },
+                        pathSegment: pathSegment, direction: direction,
+                        ogLocale: entry["og_locale"].flatMap { fields.string($0, "og_locale") },
+                        newsLanguage: entry["news_language"].flatMap { fields.string($0, "news_language") }))
+                }
+                var seenPaths: [String: String] = [:]
+                for language in languages {
+                    if let other = seenPaths[language.pathSegment] {
+                        fields.sink.error("languages \(other) and \(language.code) would share the URL folder /\(language.pathSegment)/", at: node.location)
+                    }
+                    seenPaths[language.pathSegment] = language.code
+                }
+            } else {
+                fields.sink.error("languages must be a non-empty list; the first one is the default language", at: node.location)
+            }
+        }
+
+        var categories: [Category] = []
+        if let node = map["categories"] {
+            if let items = node.sequence, !items.isEmpty {
+                for item in items {
+                    let entry = fields.mapping(item, known: ["name", "title", "slug"], what: "a category")
+                    guard let nameNode = entry["name"], let name = fields.string(nameNode, "name") else {
+                        if entry["name"] == nil { fields.sink.error("a category needs a name, e.g. name: World", at: item.location) }
+                        continue
+                    }
+                    if let reason = tagProblem(name) {
+                        fields.sink.error("category \"\(name)\" cannot be a push tag: \(reason)", at: nameNode.location)
+                    }
+                    if categories.contains(where: { $0.name == name }) {
+                        fields.sink.error("category \"\(name)\" is listed twice", at: nameNode.location)
+                    }
+                    var slug = slugify(name)
+                    if let slugNode = entry["slug"], let text = fields.string(slugNode, "slug") {
+                        if isSafeSegment(text) { slug = text } else {
+                            fields.sink.error("slug \"\(text)\" must be one URL segment of lowercase letters, digits and -", at: slugNode.location)
+                        }
+                    }
+                    if ["page", "static"].contains(slug) || (slug.count == 4 && slug.allSatisfy(\.isNumber)) {
+                        fields.sink.error("category URL segment \"\(slug)\" is reserved; give the category another slug", at: nameNode.location)
+                    }
+                    if let other = categories.first(where: { $0.slug == slug }) {
+                        fields.sink.error("categories \(other.name) and \(name) would share the URL segment \"\(slug)\"", at: nameNode.location)
+                    }
+                    let titles = entry["title"].map { fields.localized($0, "title", languages: languages) } ?? LocalizedText()
+                    categories.append(Category(name: name, slug: slug, titles: titles))
+                }
+            } else {
+                fields.sink.error("categories must be a non-empty list", at: node.location)
+            }
+        }
+
+        let title = map["title"].map { fields.localized($0, "title", languages: languages) } ?? LocalizedText()
+        if let node = map["title"], let first = languages.first, title[code: first.code] == nil, fields.sink.isEmpty {
+            fields.sink.error("title needs a value for the default language \(first.code)", at: node.location)
+        }
+        let description = map["description"].map { fields.localized($0, "description", languages: languages) } ?? LocalizedText()
+
+        var baseURL = "https://example.com/"
+        if let node = map["base_url"], let text = fields.string(node, "base_url") {
+            if let problem = baseURLProblem(text) { fields.sink.error(problem, at: node.location) } else {
+                baseURL = text.hasSuffix("/") ? text : text + "/"
+            }
+        }
+        var timeZone = "UTC"
+        if let node = map["timezone"], let text = fields.string(node, "timezone") {
+            if ReaderClock.isKnownTimeZone(text) { timeZone = text } else {
+                fields.sink.error("unknown time zone \"\(text)\" (use an IANA name such as UTC, Europe/Paris or Asia/Shanghai)", at: node.location)
+            }
+        }
+        var missing = MissingLanguagePolicy.fallback
+        if let node = map["missing_language"], let text = fields.string(node, "missing_language") {
+            if let policy = MissingLanguagePolicy(rawValue: text) { missing = policy } else {
+                fields.sink.error("missing_language must be fallback or skip, found \"\(text)\"", at: node.location)
+            }
+        }
+        let rawHTML = map["raw_html"].flatMap { fields.bool($0, "raw_html") } ?? false
+        let pageSize = map["page_size"].flatMap { fields.positiveInt($0, "page_size", max: 1000) } ?? 20
+        let frontPageSize = map["front_page_size"].flatMap { fields.positiveInt($0, "front_page_size", max: 1000) } ?? 30
+        let push = map["push"].map { parsePush($0, fields: &fields) } ?? PushSettings()
+
+        guard fields.sink.isEmpty, !languages.isEmpty, !categories.isEmpty else { return nil }
+        return SiteConfig(title: title, description: description, baseURL: baseURL, timeZone: timeZone,
+                          languages: languages, categories: categories, missingLanguage: missing,
+                          allowRawHTML: rawHTML, pageSize: pageSize, frontPageSize: frontPageSize, push: push)
+    }
+
+    private static func parsePush(_ node: YAMLNode, fields: inout Fields) -> PushSettings {
+        var push = PushSettings()
+        let map = fields.mapping(node, known: ["hub", "property_prefix", "max_age", "missing_text", "attempts",
+                                               "connect_timeout", "timeout", "concurrency", "live_wait"], what: "push")
+        if let n = map["hub"] { push.hub = fields.string(n, "push.hub") }
+        if let n = map["property_prefix"], let text = fields.string(n, "push.property_prefix") {
+            if text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) { push.propertyPrefix = text } else {
+                fields.sink.error("push.property_prefix may only use ASCII letters, digits and _", at: n.location)
+            }
+        }
+        if let n = map["max_age"], let v = fields.duration(n, "push.max_age") { push.maxAge = v }
+        if let n = map["missing_text"], let text = fields.string(n, "push.missing_text") {
+            if let v = PushSettings.MissingText(rawValue: text) { push.missingText = v } else {
+                fields.sink.error("push.missing_text must be fill or fail, found \"\(text)\"", at: n.location)
+            }
+        }
+        if let n = map["attempts"], let v = fields.positiveInt(n, "push.attempts", max: 20) { push.attempts = v }
+        if let n = map["connect_timeout"], let v = fields.duration(n, "push.connect_timeout") { push.connectTimeout = v }
+        if let n = map["timeout"], let v = fields.duration(n, "push.timeout") { push.timeout = v }
+        if let n = map["concurrency"], let v = fields.positiveInt(n, "push.concurrency", max: 64) { push.concurrency = v }
+        if let n = map["live_wait"], let v = fields.duration(n, "push.live_wait") { push.liveWait = v }
+        return push
+    }
+
+    static func baseURLProblem(_ text: String) -> String? {
+        let lower = text.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else {
+            return "base_url must be an absolute http(s) URL such as https://news.example.com/, found \"\(text)\""
+        }
+        let rest = text.drop(while: { $0 != "/" }).dropFirst(2)
+        guard let host = rest.split(separator: "/", omittingEmptySubsequences: false).first, !host.isEmpty else {
+            return "base_url has no host: \"\(text)\""
+        }
+        if text.contains("?") || text.contains("#") || text.contains(" ") {
+            return "base_url must not contain a query, fragment or spaces: \"\(text)\""
+        }
+        return nil
+    }
+
+    /// The hub's tag rules: 1…120 characters, ASCII letters, digits and _ @ # . : -
+    static func tagProblem(_ tag: String) -> String? {
+        if tag.isEmpty || tag.count > 120 { return "a tag has 1 to 120 characters" }
+        let allowed = Set("_@#.:-")
+        if let bad = tag.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || allowed.contains($0))) }) {
+            return "\"\(bad)\" is not allowed in a tag (letters, digits and _ @ # . : - only)"
+        }
+        return nil
+    }
+
+    static func isSafeSegment(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 100 && text.first != "-"
+            && text.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" }
+    }
+
+    static func slugify(_ name: String) -> String {
+        var slug = ""
+        for character in name.lowercased() {
+            if character.isASCII && (character.isLetter || character.isNumber) { slug.append(character) }
+            else if !slug.isEmpty && slug.last != "-" { slug.append("-") }
+        }
+        while slug.hasSuffix("-") { slug.removeLast() }
+        return slug.isEmpty ? "category" : slug
+    }
+}

@@ -1,0 +1,321 @@
+import YAML
+
+/// One story's body in one language: Markdown text and the file line it starts on (for messages).
+public struct StoryBody: Sendable, Hashable {
+    public var languageCode: String
+    public var markdown: String
+    public var firstLine: Int
+}
+
+/// What `newsgen publish` should announce for a story (the `push:` front-matter section).
+public struct PushRequest: Sendable, Hashable {
+    /// Per-language override of the alert text; the title otherwise.
+    public var text: LocalizedText
+    /// Bump to announce the story once more.
+    public var revision: Int
+}
+
+/// A story as the editor wrote it, validated against the site config.
+public struct Story: Sendable, Hashable {
+    /// Stable key across languages and edits (front matter `id`, else the slug).
+    public var id: String
+    /// URL segment: the file name without `.md` and without a leading `YYYY-MM-DD-`.
+    public var slug: String
+    /// Path of the source file relative to the site root.
+    public var sourcePath: String
+    /// At least one; the first is the story's main category.
+    public var categories: [Category]
+    public var published: Timestamp
+    public var updated: Timestamp?
+    public var breaking: Bool
+    public var draft: Bool
+    public var authors: [String]
+    public var image: String?
+    public var titles: LocalizedText
+    public var summaries: LocalizedText
+    /// A correction note per language, shown on the story when present.
+    public var corrections: LocalizedText
+    public var push: PushRequest
+    /// Bodies by language code. Always has at least one body.
+    public var bodies: [String: StoryBody]
+
+    /// The last time the story changed: `updated`, else `published`.
+    public var lastModified: Timestamp { updated ?? published }
+}
+
+/// The result of loading one story file: the story, or the problems that keep it out.
+struct StoryParser {
+    let config: SiteConfig
+
+    static let keys = ["id", "category", "published", "updated", "breaking", "draft", "author", "image",
+                       "title", "summary", "correction", "push"]
+
+    /// Slug from a file name: `2026-11-29-quake-off-coast.md` → `quake-off-coast`.
+    static func slug(fromFileName name: String) -> String {
+        var stem = name.hasSuffix(".md") ? String(name.dropLast(3)) : name
+        let bytes = Array(stem.utf8)
+        if bytes.count > 11 {
+            let pattern: [Bool] = (0..<11).map { [4, 7, 10].contains($0) ? bytes[$0] == 45 : (bytes[$0] >= 48 && bytes[$0] <= 57) }
+            if pattern.allSatisfy({ $0 }) { stem = String(stem.dropFirst(11)) }
+        }
+        return stem
+    }
+
+    func parse(bytes: [UInt8], path: String, fileName: String) -> (Story?, [Diagnostic]) {
+        var fields = Fields(path: path)
+        guard let text = Self.decodeUTF8(bytes, sink: &fields.sink) else { return (nil, fields.sink.diagnostics) }
+        let lines = Self.splitLines(text)
+
+        // Front matter between the first line `---` and the next `---` (or `...`).
+        guard let first = lines.first, first.strip(" \t") == "---" else {
+            fields.sink.error("a story starts with front matter: a line \"---\", the YAML fields, and another \"---\"",
+                              at: .init(line: 1, column: 1))
+            return (nil, fields.sink.diagnostics)
+        }
+        guard let close = lines.indices.dropFirst().first(where: {
+            let l = lines[$0].strip(" \t")
+            return l == "---" || l == "..."
+        }) else {
+            fields.sink.error("the front matter is not closed: add a line \"---\" after the last field", at: .init(line: 1, column: 1))
+            return (nil, fields.sink.diagnostics)
+        }
+        let yamlText = lines[1..<close].joined(separator: "\n")
+        let root: YAMLNode
+        do {
+            guard let node = try YAMLDocument.parse(yamlText, lineOffset: 1) else {
+                fields.sink.error("the front matter is empty; a story needs at least category, published and title",
+                                  at: .init(line: 1, column: 1))
+                return (nil, fields.sink.diagnostics)
+            }
+            root = node
+        } catch {
+            fields.sink.error(error.message, at: error.location)
+            return (nil, fields.sink.diagnostics)
+        }
+        let map = fields.mapping(root, known: Self.keys, what: "the front matter")
+        for required in ["category", "published", "title"] where map[required] == nil {
+            fields.sink.error("missing required field \"\(required)\"", at: root.location)
+        }
+
+        let slug = Self.slug(fromFileName: fileName)
+        if !Self.isCleanURLSegment(slug) {
+            fields.sink.error("the file name gives the slug \"\(slug)\", which is not a clean URL segment; rename the file using lowercase letters, digits and - (e.g. \(SiteConfig.slugify(slug)).md)",
+                              at: .init(line: 1, column: 1))
+        }
+        var id = slug
+        if let node = map["id"], let text = fields.string(node, "id") {
+            if Self.isValidID(text) { id = text } else {
+                fields.sink.error("id \"\(text)\" may only use ASCII letters, digits, -, _ and . (at most 100, not starting with . or -)",
+                                  at: node.location)
+            }
+        }
+
+        var categories: [Category] = []
+        if let node = map["category"] {
+            for (name, location) in fields.stringList(node, "category") {
+                guard let category = config.category(named: name) else {
+                    fields.sink.error(Suggestion.unknown("category", name, known: config.categories.map(\.name)), at: location)
+                    continue
+                }
+                if categories.contains(category) {
+                    fields.sink.error("category \"\(name)\" is listed twice", at: location)
+                } else {
+                    categories.append(category)
+                }
+            }
+        }
+
+        func timestamp(_ key: String) -> Timestamp? {
+            guard let node = map[key], let text = fields.string(node, key) else { return nil }
+            switch Timestamp.parse(text) {
+            case .success(let value): return value
+            case .failure(let error):
+                fields.sink.error("invalid \(key) date: \(error.message)", at: node.location)
+                return nil
+            }
+        }
+        let published = timestamp("published")
+        let updated = timestamp("updated")
+        if let published, let updated, updated < published, let node = map["updated"] {
+            fields.sink.error("updated (\(updated)) is earlier than published (\(published))", at: node.location)
+        }
+
+        let breaking = map["breaking"].flatMap { fields.bool($0, "breaking") } ?? false
+        let draft = map["draft"].flatMap { fields.bool($0, "draft") } ?? false
+        let authors = map["author"].map { fields.stringList($0, "author").map(\.0) } ?? []
+        var image: String?
+        if let node = map["image"], let text = fields.string(node, "image") {
+            let lower = text.lowercased()
+            if (text.hasPrefix("/") && !text.hasPrefix("//")) || lower.hasPrefix("https://") || lower.hasPrefix("http://") {
+                image = text
+            } else {
+                fields.sink.error("image must be a site path starting with / or an http(s) URL, found \"\(text)\"", at: node.location)
+            }
+        }
+        let languages = config.languages
+        let titles = map["title"].map { fields.localized($0, "title", languages: languages) } ?? LocalizedText()
+        if let node = map["title"], titles[code: config.defaultLanguage.code] == nil {
+            fields.sink.error("title needs the default language (\(config.defaultLanguage.code))", at: node.location)
+        }
+        let summaries = map["summary"].map { fields.localized($0, "summary", languages: languages) } ?? LocalizedText()
+        let corrections = map["correction"].map { fields.localized($0, "correction", languages: languages) } ?? LocalizedText()
+        if map["correction"] != nil, updated == nil, let node = map["correction"] {
+            fields.sink.error("a correction needs an updated date saying when it was made", at: node.location)
+        }
+        var push = PushRequest(text: LocalizedText(), revision: 1)
+        if let node = map["push"] {
+            let pushMap = fields.mapping(node, known: ["text", "revision"], what: "push")
+            if let textNode = pushMap["text"] { push.text = fields.localized(textNode, "push.text", languages: languages) }
+            if let revisionNode = pushMap["revision"], let revision = fields.positiveInt(revisionNode, "push.revision") {
+                push.revision = revision
+            }
+        }
+
+        let bodies = BodySplitter.split(lines: lines, startingAt: close + 1, config: config, sink: &fields.sink)
+
+        guard fields.sink.isEmpty, let published, !categories.isEmpty, !bodies.isEmpty else {
+            return (nil, fields.sink.diagnostics)
+        }
+        let story = Story(id: id, slug: slug, sourcePath: path, categories: categories, published: published,
+                          updated: updated, breaking: breaking, draft: draft, authors: authors, image: image,
+                          titles: titles, summaries: summaries, corrections: corrections, push: push, bodies: bodies)
+        return (story, [])
+    }
+
+    static func isCleanURLSegment(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 120 && text.first != "-" && text.first != "."
+            && text.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" || $0 == "_" }
+    }
+
+    static func isValidID(_ text: String) -> Bool {
+        !text.isEmpty && text.count <= 100 && text.first != "." && text.first != "-"
+            && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") }
+    }
+
+    /// Strict UTF-8 decoding; the first invalid byte is reported with its line and column.
+    static func decodeUTF8(_ bytes: [UInt8], sink: inout DiagnosticSink) -> String? {
+        var slice = bytes[...]
+        if slice.starts(with: [0xEF, 0xBB, 0xBF]) { slice = slice.dropFirst(3) }
+        if let text = String(validating: slice, as: UTF8.self) {
+            if let nul = text.unicodeScalars.firstIndex(of: "\0") {
+                let prefix = text.unicodeScalars[..<nul]
+                let line = prefix.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
+                sink.error("the file contains a NUL character", at: .init(line: line, column: 1))
+                return nil
+            }
+            return text
+        }
+        // Find the first bad byte: decode prefix by prefix.
+        var line = 1, column = 1, index = slice.startIndex
+        while index < slice.endIndex {
+            let byte = slice[index]
+            let length = byte < 0x80 ? 1 : byte >> 5 == 0b110 ? 2 : byte >> 4 == 0b1110 ? 3 : byte >> 3 == 0b11110 ? 4 : 0
+            let end = index + length
+            if length == 0 || end > slice.endIndex || String(validating: slice[index..<end], as: UTF8.self) == nil { break }
+            if byte == 10 { line += 1; column = 1 } else { column += 1 }
+            index = end
+        }
+        sink.error("the file is not valid UTF-8 (byte 0x\(String(slice[index], radix: 16, uppercase: true))); save it as UTF-8",
+                   at: .init(line: line, column: column))
+        return nil
+    }
+
+    static func splitLines(_ text: String) -> [String] {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+        }
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+}
+
+/// Splits the text after the front matter into per-language bodies at `<!-- lang: CODE -->` lines.
+/// A marker inside a fenced code block is text. No marker at all: one body in the default language.
+enum BodySplitter {
+    static func markerCode(_ line: String) -> String? {
+        var text = Substring(line)
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        guard text.hasPrefix("<!--"), text.hasSuffix("-->"), text.count >= 7 else { return nil }
+        var inner = text.dropFirst(4).dropLast(3)
+        inner = inner.drop(while: { $0 == " " })
+        guard inner.hasPrefix("lang:") else { return nil }
+        let code = inner.dropFirst(5).strip(" ")
+        return code
+    }
+
+    /// The fence that opens a fenced code block on this line, if any: (character, length).
+    static func fenceOpening(_ line: String) -> (Character, Int)? {
+        let indent = line.prefix(while: { $0 == " " }).count
+        guard indent <= 3 else { return nil }
+        let rest = line.dropFirst(indent)
+        guard let c = rest.first, c == "`" || c == "~" else { return nil }
+        let length = rest.prefix(while: { $0 == c }).count
+        guard length >= 3 else { return nil }
+        if c == "`", rest.dropFirst(length).contains("`") { return nil }
+        return (c, length)
+    }
+
+    static func closesFence(_ line: String, _ fence: (Character, Int)) -> Bool {
+        let indent = line.prefix(while: { $0 == " " }).count
+        guard indent <= 3 else { return false }
+        let rest = line.dropFirst(indent)
+        let length = rest.prefix(while: { $0 == fence.0 }).count
+        return length >= fence.1 && rest.dropFirst(length).allSatisfy { $0 == " " || $0 == "\t" }
+    }
+
+    static func split(lines: [String], startingAt start: Int, config: SiteConfig, sink: inout DiagnosticSink) -> [String: StoryBody] {
+        var sections: [(code: String?, line: Int, lines: [String])] = [(nil, start + 1, [])]
+        var fence: (Character, Int)?
+        var index = start
+        while index < lines.count {
+            let line = lines[index]
+            if let open = fence {
+                if closesFence(line, open) { fence = nil }
+                sections[sections.count - 1].lines.append(line)
+            } else if let code = markerCode(line) {
+                sections.append((code, index + 1, []))
+            } else {
+                if let open = fenceOpening(line) { fence = open }
+                sections[sections.count - 1].lines.append(line)
+            }
+            index += 1
+        }
+        var bodies: [String: StoryBody] = [:]
+        let isBlank: ([String]) -> Bool = { $0.allSatisfy { $0.strip(" \t").isEmpty } }
+        if sections.count == 1 {
+            let only = sections[0]
+            if isBlank(only.lines) {
+                sink.error("the story has no body: write the text after the front matter", at: .init(line: max(1, start), column: 1))
+            } else {
+                let code = config.defaultLanguage.code
+                bodies[code] = StoryBody(languageCode: code, markdown: only.lines.joined(separator: "\n") + "\n", firstLine: only.line)
+            }
+            return bodies
+        }
+        if !isBlank(sections[0].lines) {
+            let offset = sections[0].lines.firstIndex { !$0.strip(" \t").isEmpty } ?? 0
+            sink.error("text before the first language marker; start the body with a line such as <!-- lang: \(config.defaultLanguage.code) -->",
+                       at: .init(line: sections[0].line + offset, column: 1))
+        }
+        for section in sections.dropFirst() {
+            let written = section.code ?? ""
+            let location = SourceLocation(line: section.line, column: 1)
+            guard let language = config.language(code: written) else {
+                sink.error(Suggestion.unknown("language", written, known: config.languages.map(\.code)) + " in a body marker", at: location)
+                continue
+            }
+            if let previous = bodies[language.code] {
+                sink.error("a second body for \(language.code) (the first starts at line \(previous.firstLine - 1))", at: location)
+                continue
+            }
+            if isBlank(section.lines) {
+                sink.error("the \(language.code) body is empty", at: location)
+                bodies[language.code] = StoryBody(languageCode: language.code, markdown: "", firstLine: section.line + 1)
+                continue
+            }
+            bodies[language.code] = StoryBody(languageCode: language.code, markdown: section.lines.joined(separator: "\n") + "\n",
+                                              firstLine: section.line + 1)
+        }
+        return bodies
+    }
+}

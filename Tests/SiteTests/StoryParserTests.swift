@@ -1,0 +1,138 @@
+import Testing
+@testable import Site
+
+@Suite struct StoryParserTests {
+    @Test func parsesEveryField() throws {
+        let (story, problems) = Fixtures.parseStory(Fixtures.story)
+        #expect(problems.isEmpty)
+        let s = try #require(story)
+        #expect(s.id == "quake-off-coast")
+        #expect(s.slug == "quake")
+        #expect(s.categories.map(\.name) == ["World"])
+        #expect(s.published.rfc3339 == "2026-11-29T14:05:00Z")
+        #expect(s.updated?.rfc3339 == "2026-11-29T15:40:00+01:00")
+        #expect(s.breaking && !s.draft)
+        #expect(s.authors == ["Ana Ruiz"])
+        #expect(s.titles[code: "zh-Hans"] == "近海发生7.1级地震")
+        #expect(s.summaries[code: "zh-Hans"] == nil)
+        #expect(s.push.revision == 2)
+        #expect(s.push.text[code: "fr"] == "Séisme : alerte levée")
+        #expect(s.bodies.keys.sorted() == ["en", "fr", "zh-Hans"])
+        #expect(s.bodies["fr"]?.markdown == "**TOKYO —** Le séisme a frappé à l’aube.\n\n")
+        #expect(s.bodies["en"]?.firstLine == 18)
+    }
+
+    @Test func markerInsideAFencedCodeBlockIsText() throws {
+        let text = """
+        ---
+        category: World
+        published: 2026-11-29T14:05:00Z
+        title: Snippets
+        ---
+        <!-- lang: en -->
+        Write markers like this:
+
+        ```markdown
+        <!-- lang: fr -->
+        ```
+
+        ~~~~
+        <!-- lang: zh-Hans -->
+        ~~~
+        still code
+        ~~~~
+        <!-- lang: fr -->
+        Le texte.
+        """
+        let (story, problems) = Fixtures.parseStory(text)
+        #expect(problems.isEmpty)
+        let s = try #require(story)
+        #expect(s.bodies.keys.sorted() == ["en", "fr"])
+        #expect(s.bodies["en"]?.markdown.contains("<!-- lang: fr -->") == true)
+        #expect(s.bodies["en"]?.markdown.contains("<!-- lang: zh-Hans -->") == true)
+        #expect(s.bodies["fr"]?.markdown == "Le texte.\n")
+    }
+
+    @Test func noMarkerMeansOneBodyInTheDefaultLanguage() throws {
+        let (story, _) = Fixtures.parseStory("---\ncategory: [World, Politics]\npublished: 2026-11-29T14:05:00Z\ntitle: Hi\n---\nJust text.\n")
+        let s = try #require(story)
+        #expect(s.bodies.keys.sorted() == ["en"])
+        #expect(s.categories.map(\.name) == ["World", "Politics"])
+        #expect(s.titles[code: "en"] == "Hi")
+    }
+
+    @Test func datedFileNamesLoseTheirDateInTheSlug() {
+        #expect(StoryParser.slug(fromFileName: "2026-11-20-budget-vote.md") == "budget-vote")
+        #expect(StoryParser.slug(fromFileName: "2026-11-20.md") == "2026-11-20")
+        #expect(StoryParser.slug(fromFileName: "quake.md") == "quake")
+    }
+
+    func messages(_ text: String, fileName: String = "quake.md") -> [String] {
+        Fixtures.parseStory(text, fileName: fileName).1.map(\.description)
+    }
+
+    @Test func reportsEveryProblemWithItsPlace() {
+        let text = """
+        ---
+        category: Wrld
+        published: 2026-11-29
+        breaking: yes
+        titel: Oops
+        title: { en: Hello, de: Hallo }
+        ---
+        <!-- lang: en -->
+        Body.
+        <!-- lang: es -->
+        Cuerpo.
+        <!-- lang: en -->
+        Again.
+        <!-- lang: fr -->
+
+        """
+        #expect(messages(text).sorted() == [
+            "content/world/quake.md:2:11: error: unknown category \"Wrld\" (known: World, Politics, Sports; did you mean \"World\"?)",
+            "content/world/quake.md:3:12: error: invalid published date: \"2026-11-29\" has no time; write e.g. 2026-11-29T09:00:00Z (with an offset)",
+            "content/world/quake.md:4:11: error: breaking must be true or false, found \"yes\"",
+            "content/world/quake.md:5:1: error: unknown key \"titel\" (known: id, category, published, updated, breaking, draft, author, image, title, summary, correction, push; did you mean \"title\"?) in the front matter",
+            "content/world/quake.md:6:21: error: unknown language \"de\" (known: en, fr, zh-Hans) in title",
+            "content/world/quake.md:10:1: error: unknown language \"es\" (known: en, fr, zh-Hans; did you mean \"en\"?) in a body marker",
+            "content/world/quake.md:12:1: error: a second body for en (the first starts at line 8)",
+            "content/world/quake.md:14:1: error: the fr body is empty",
+        ].sorted())
+    }
+
+    @Test func frontMatterShapeErrors() {
+        #expect(messages("no front matter") == ["content/world/quake.md:1:1: error: a story starts with front matter: a line \"---\", the YAML fields, and another \"---\""])
+        #expect(messages("---\ntitle: x\n") == ["content/world/quake.md:1:1: error: the front matter is not closed: add a line \"---\" after the last field"])
+        #expect(messages("---\ncategory: World\npublished: 2026-11-29T14:05:00Z\ntitle: x\n---\n\n  \n") ==
+                ["content/world/quake.md:5:1: error: the story has no body: write the text after the front matter"])
+        #expect(messages("---\ncategory: World\npublished: 2026-11-29T14:05:00Z\ntitle: x\n---\nintro\n<!-- lang: en -->\nBody\n") ==
+                ["content/world/quake.md:6:1: error: text before the first language marker; start the body with a line such as <!-- lang: en -->"])
+        #expect(messages("---\ntitle: [unclosed\n---\nx\n").first?.hasPrefix("content/world/quake.md:3:") == true)
+        #expect(messages("---\ncategory: World\npublished: 2026-11-29T14:05:00Z\ntitle: { fr: Bonjour }\n---\nx\n") ==
+                ["content/world/quake.md:4:8: error: title needs the default language (en)"])
+    }
+
+    @Test func slugsThatWouldLeaveTheirFolderOrMakeBadURLsAreRefused() {
+        let good = "---\ncategory: World\npublished: 2026-11-29T14:05:00Z\ntitle: x\n---\nx\n"
+        #expect(messages(good, fileName: "..md").first?.contains("is not a clean URL segment") == true)
+        #expect(messages(good, fileName: "Big News.md") ==
+                ["content/world/Big News.md:1:1: error: the file name gives the slug \"Big News\", which is not a clean URL segment; rename the file using lowercase letters, digits and - (e.g. big-news.md)"])
+        #expect(messages("---\nid: ../etc\ncategory: World\npublished: 2026-11-29T14:05:00Z\ntitle: x\n---\nx\n").first?.contains("id \"../etc\" may only use") == true)
+    }
+
+    @Test func invalidUTF8IsReportedWhereItIs() {
+        var bytes = Array("---\ncategory: World\npublished: 2026-11-29T14:05:00Z\ntitle: caf".utf8)
+        bytes += [0xE9, 0x0A]
+        bytes += Array("---\nx\n".utf8)
+        let (_, problems) = StoryParser(config: Fixtures.siteConfig()).parse(bytes: bytes, path: "content/a.md", fileName: "a.md")
+        #expect(problems.map(\.description) == ["content/a.md:4:11: error: the file is not valid UTF-8 (byte 0xE9); save it as UTF-8"])
+    }
+
+    @Test func updatedBeforePublishedAndCorrectionWithoutUpdate() {
+        let text = "---\ncategory: World\npublished: 2026-11-29T14:05:00Z\nupdated: 2026-11-28T14:05:00Z\ntitle: x\n---\nx\n"
+        #expect(messages(text) == ["content/world/quake.md:4:10: error: updated (2026-11-28T14:05:00Z) is earlier than published (2026-11-29T14:05:00Z)"])
+        let correction = "---\ncategory: World\npublished: 2026-11-29T14:05:00Z\ncorrection: Fixed a name.\ntitle: x\n---\nx\n"
+        #expect(messages(correction) == ["content/world/quake.md:4:13: error: a correction needs an updated date saying when it was made"])
+    }
+}
