@@ -34,6 +34,7 @@ public enum CLI {
                 return ExitCode.success
             case "build": return try BuildCommand.run(rest, environment: environment, console: console, writes: true)
             case "check": return try BuildCommand.run(rest, environment: environment, console: console, writes: false)
+            case "publish": return try PublishCommand.run(rest, environment: environment, console: console)
             default:
                 throw UsageError(message: unknownCommand(first), command: nil)
             }

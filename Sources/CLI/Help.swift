@@ -61,6 +61,36 @@ enum Help {
           --base-url <url>        Check with this base_url.
           -h, --help              Show help information.
         """,
+        "publish": """
+        OVERVIEW: Send each new breaking story to Azure Notification Hubs as ONE tagged, localized template
+        notification, exactly once (run by CI after the site is deployed).
+
+        A story is announced when it is breaking, not a draft, published, younger than push.max_age (6h by
+        default) and the ledger has no record of its id at its push revision. Every accepted send is written to
+        the ledger at once; a second run sends nothing.
+
+        USAGE: newsgen publish [--dry-run] [--json] [--check-live] [--live-wait <duration>] [--ledger <path>]
+                               [--base-url <url>] [--site <dir>]
+
+        OPTIONS:
+          --dry-run               Show what would be sent and what each kind of device would show; send and
+                                  write nothing.
+          --json                  Print the plan (and results) as JSON.
+          --check-live            Before sending a story, wait until its page answers 200 in every language.
+          --live-wait <duration>  How long --check-live waits (default push.live_wait, 5m), e.g. 90s, 10m.
+          --ledger <path>         The ledger file (default .newsgen/push-ledger.json in the site folder).
+          --base-url <url>        Override base_url (story URLs in the payload and for --check-live).
+          --site <dir>            The site folder (default: the current folder).
+          -h, --help              Show help information.
+
+        ENVIRONMENT:
+          NEWSGEN_HUB_CONNECTION_STRING  Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=… (a key with
+                                         the Send right; never the apps' Listen key). Never printed.
+          NEWSGEN_HUB_NAME               The hub (else push.hub in newsgen.yml, else the EntityPath).
+          NEWSGEN_HUB_ENDPOINT           Replaces the endpoint, e.g. http://127.0.0.1:8085/ (plain http only
+                                         for loopback).
+          SOURCE_DATE_EPOCH              "Now" for deciding what is published and how old it is.
+        """,
         "help": """
         OVERVIEW: Show help for a subcommand.
 

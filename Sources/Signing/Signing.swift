@@ -64,6 +64,16 @@ public enum MessageAuthentication {
         return Array(output.prefix(sha256Length))
     }
 
+    /// SHA-256 digest of `data` (32 bytes); used for keys longer than a C int can describe and for the
+    /// push ledger's body hashes. libcrypto fails only when out of memory, which stops the program.
+    public static func sha256Digest(_ data: [UInt8]) -> [UInt8] {
+        do {
+            return try sha256(data)
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+
     /// SHA-256 digest (used for keys longer than a C int can describe).
     static func sha256(_ data: [UInt8]) throws(SigningError) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))

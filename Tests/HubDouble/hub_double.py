@@ -1254,6 +1254,8 @@ def main(argv=None) -> int:
 
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
+    # A parent may start us with these signals blocked (the mask is inherited); make sure they arrive.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
     thread.start()
     sys.stdout.write(f"LISTENING {state.port}\n")

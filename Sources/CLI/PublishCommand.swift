@@ -1,0 +1,142 @@
+import Foundation
+import HTTP
+import Hub
+import Site
+
+/// `newsgen publish`: each new breaking story → one tagged, localized template notification, exactly once.
+enum PublishCommand {
+    static let flags = ["--dry-run", "--json", "--check-live", "--help"]
+    static let options = ["--site", "--ledger", "--base-url", "--live-wait"]
+
+    static func run(_ arguments: [String], environment: [String: String], console: Console) throws(UsageError) -> Int32 {
+        let parsed = try ParsedArguments(arguments, command: "publish", flags: flags, options: options)
+        if parsed.flags.contains("--help") {
+            console.out(Help.commands["publish"]!)
+            return ExitCode.success
+        }
+        if let extra = parsed.positional.first { throw UsageError(message: "unexpected argument '\(extra)'", command: "publish") }
+        var liveWait: Double?
+        if let text = parsed.options["--live-wait"] {
+            guard let seconds = parseDuration(text) else {
+                throw UsageError(message: "--live-wait needs a duration such as 90s or 5m, found '\(text)'", command: "publish")
+            }
+            liveWait = seconds
+        }
+        let dryRun = parsed.flags.contains("--dry-run")
+        let json = parsed.flags.contains("--json")
+
+        let now: Timestamp
+        switch EditionFilter.currentTime(environment: environment) {
+        case .success(let value): now = value
+        case .failure(let error): console.err(error.description); return ExitCode.failure
+        }
+        let edition: Edition
+        do {
+            edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"])
+        } catch {
+            console.err(error.description)
+            return ExitCode.failure
+        }
+        let devices = DeviceCatalog.load(directory: edition.theme.directory + "/devices", displayPath: "templates/devices")
+        if !devices.problems.isEmpty {
+            for problem in devices.problems { console.err(problem) }
+            console.err("nothing was sent")
+            return ExitCode.failure
+        }
+
+        let ledgerPath = parsed.options["--ledger"].map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
+            ?? edition.directory + "/.newsgen/push-ledger.json"
+        let ledger: Ledger
+        do {
+            ledger = dryRun ? try Ledger.read(path: ledgerPath) : try Ledger.openForSending(path: ledgerPath)
+        } catch {
+            console.err("error: \(error.message)")
+            return ExitCode.failure
+        }
+
+        var connection: HubConnection?
+        var connectionNote: String?
+        do {
+            connection = try HubConnection.resolve(environment: environment, configuredHub: edition.config.push.hub)
+        } catch {
+            if !dryRun {
+                console.err("error: \(error.message); nothing was sent")
+                return ExitCode.failure
+            }
+            connectionNote = error.message
+        }
+
+        let planner = NotificationPlanner(edition: edition, now: now, sent: ledger.byKey)
+        var entries = planner.plan()
+        var previews: [String: [DevicePreview]] = [:]
+        for (index, entry) in entries.enumerated() {
+            guard case .send(let notification) = entry else { continue }
+            let rendered = DeviceCatalog.previews(notification, kinds: devices.kinds)
+            previews[notification.story.id] = rendered
+            let over = rendered.filter(\.isOverLimit)
+            if !over.isEmpty {
+                let list = over.map { "\($0.device) (\($0.bytes) bytes)" }.joined(separator: ", ")
+                entries[index] = .fail(notification.story, reason: "the payload for \(list) is over the \(DevicePreview.payloadLimit)-byte platform limit; shorten the push text")
+            } else if notification.body.count > 64 * 1024 {
+                entries[index] = .fail(notification.story, reason: "the notification body is \(notification.body.count) bytes, over the hub's 64 KB limit")
+            }
+        }
+
+        let settings = edition.config.push
+        var results: [String: SendStatus] = [:]
+        if !dryRun, let connection {
+            let notifications = entries.compactMap { entry -> Hub.Notification? in
+                if case .send(let notification) = entry { return notification }
+                return nil
+            }
+            if !notifications.isEmpty {
+                let transport = CurlTransport(timeouts: HTTPTimeouts(connect: settings.connectTimeout, total: settings.timeout),
+                                              maxConcurrentTransfers: settings.concurrency)
+                let checkLive = parsed.flags.contains("--check-live")
+                let publisher = Publisher(connection: connection, transport: transport, ledger: ledger,
+                                          policy: RetryPolicy(maxAttempts: settings.attempts), concurrency: settings.concurrency,
+                                          liveCheck: checkLive ? LiveCheck(maximumWait: liveWait ?? settings.liveWait, interval: min(5, liveWait ?? 5)) : nil)
+                results = runBlocking { await publisher.publish(notifications) }
+            }
+        }
+
+        let report = PublishReport(entries: entries, previews: previews, results: results, dryRun: dryRun, now: now,
+                                   ledgerPath: ledgerPath, connection: connection, connectionNote: connectionNote)
+        console.out(json ? report.json() : report.text())
+        return report.hasFailures ? ExitCode.failure : ExitCode.success
+    }
+
+    static func parseDuration(_ text: String) -> Double? {
+        var total = 0.0, number = ""
+        for character in text {
+            if character.isNumber || character == "." { number.append(character); continue }
+            guard let value = Double(number) else { return nil }
+            switch character {
+            case "h": total += value * 3600
+            case "m": total += value * 60
+            case "s": total += value
+            default: return nil
+            }
+            number = ""
+        }
+        if !number.isEmpty { guard let value = Double(number) else { return nil }; total += value }
+        return total
+    }
+}
+
+/// Runs async work from the synchronous command line entry point.
+func runBlocking<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
+    let semaphore = DispatchSemaphore(value: 0)
+    let box = ResultBox<T>()
+    Task.detached {
+        box.value = await work()
+        semaphore.signal()
+    }
+    semaphore.wait()
+    return box.value!
+}
+
+private final class ResultBox<T>: @unchecked Sendable {
+    // @unchecked: written once by the task before the semaphore is signalled, read after waiting on it.
+    var value: T?
+}

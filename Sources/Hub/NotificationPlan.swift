@@ -1,0 +1,151 @@
+import Foundation
+import Site
+
+/// One template notification for one story: the tag expression and the properties every device template
+/// picks from. Built by `NotificationPlanner`; sent as ONE request by `Publisher`.
+///
+/// Body properties (all strings, as the hub requires):
+/// - `News_<name>` per configured language (`News_English`, `News_French`, `News_Mandarin`): the alert text
+///   (`push.text` of that language, else its title; a language without text gets the default language's)
+/// - `messageParam`: the default-language text, for apps registered with `{"aps":{"alert":"$(messageParam)"}}`
+/// - `Url_<name>` per language: the story's page in that language (deep link); `url`: the default language's
+/// - `storyId`, `revision`, `notificationId` (`<storyId>:<revision>`, the same on every retry and re-run:
+///   apps de-duplicate and group alerts with it), `category` (main category), `categories` (comma-separated),
+///   `published` (RFC 3339)
+public struct Notification: Sendable {
+    public var story: Story
+    public var revision: Int
+    public var tags: TagExpression
+    /// Property name → value.
+    public var properties: [String: String]
+    /// Languages whose text was filled from the default language.
+    public var filledLanguages: [Language]
+    /// The story's page URL per language, in config order (what `--check-live` requests).
+    public var pageURLs: [(language: Language, url: String)]
+
+    public var notificationID: String { "\(story.id):\(revision)" }
+
+    /// The request body: compact JSON, keys sorted (deterministic bytes, so the ledger's hash is stable).
+    public var body: [UInt8] { Array(Self.encode(properties, pretty: false).utf8) }
+    public var prettyBody: String { Self.encode(properties, pretty: true) }
+
+    static func encode(_ properties: [String: String], pretty: Bool) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a [String: String] cannot fail.
+        guard let data = try? encoder.encode(properties) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// What publish does with one breaking story.
+public enum PlanEntry: Sendable {
+    case send(Notification)
+    /// Not announced, on purpose (already sent, too old, draft, scheduled, corrected).
+    case skip(Story, reason: String)
+    /// Should be announced but cannot be (e.g. a language has no text under `missing_text: fail`).
+    case fail(Story, reason: String)
+
+    public var story: Story {
+        switch self {
+        case .send(let notification): notification.story
+        case .skip(let story, _), .fail(let story, _): story
+        }
+    }
+}
+
+/// Turns the breaking stories of an Edition into notifications, checking the ledger and the age limit.
+public struct NotificationPlanner: Sendable {
+    public let edition: Edition
+    public let now: Timestamp
+    /// The ledger's records, by `storyId:revision`.
+    public let sent: [String: LedgerRecord]
+    /// Overrides base_url for the URLs in the payload (`--base-url`).
+    public let baseURL: String?
+
+    public init(edition: Edition, now: Timestamp, sent: [String: LedgerRecord], baseURL: String? = nil) {
+        self.edition = edition
+        self.now = now
+        self.sent = sent
+        self.baseURL = baseURL
+    }
+
+    var settings: PushSettings { edition.config.push }
+
+    /// One entry per breaking story, oldest first (so the newest alert arrives last and shows on top).
+    public func plan() -> [PlanEntry] {
+        let config = edition.config
+        let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
+        var linksConfig = config
+        if let baseURL { linksConfig.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/" }
+        let links = Permalinks(config: linksConfig, clock: clock)
+        let candidates = edition.stories.filter(\.breaking).sorted {
+            $0.published.secondsSinceEpoch != $1.published.secondsSinceEpoch
+                ? $0.published.secondsSinceEpoch < $1.published.secondsSinceEpoch : $0.id < $1.id
+        }
+        return candidates.map { entry(for: $0, links: links) }
+    }
+
+    func entry(for story: Story, links: Permalinks) -> PlanEntry {
+        let revision = story.push.revision
+        if story.draft { return .skip(story, reason: "draft") }
+        if story.published > now { return .skip(story, reason: "scheduled for \(story.published); not published yet") }
+        if let record = sent["\(story.id):\(revision)"] {
+            return .skip(story, reason: "already sent (revision \(revision)) at \(record.sentAt)")
+        }
+        if !story.corrections.isEmpty { return .skip(story, reason: "has a correction; corrections are not announced") }
+        let age = now.secondsSinceEpoch - story.published.secondsSinceEpoch
+        if age > settings.maxAge {
+            return .skip(story, reason: "published \(Self.describe(age)) ago, older than push.max_age (\(Self.describe(settings.maxAge))); never announced late")
+        }
+        let config = edition.config
+        let tags: TagExpression
+        do {
+            tags = try TagExpression(anyOf: story.categories.map(\.name))
+        } catch {
+            return .fail(story, reason: "its categories do not make a valid tag expression: \(error.message)")
+        }
+        let defaultLanguage = config.defaultLanguage
+        func text(_ language: Language) -> String? {
+            story.push.text[code: language.code] ?? story.titles[code: language.code]
+        }
+        guard let defaultText = text(defaultLanguage) else {
+            return .fail(story, reason: "no \(defaultLanguage.code) text (title or push.text) to announce")
+        }
+        var properties: [String: String] = [:]
+        var filled: [Language] = []
+        let pageLanguages = config.languages.filter { story.bodies[$0.code] != nil || config.missingLanguage == .fallback }
+        for language in config.languages {
+            var value = text(language)
+            if value == nil {
+                if settings.missingText == .fail {
+                    return .fail(story, reason: "no \(language.code) text (title or push.text) and push.missing_text is fail")
+                }
+                value = defaultText
+                filled.append(language)
+            }
+            properties[settings.propertyPrefix + language.name] = value
+            // A language without a page links to the default language's page.
+            let pageLanguage = pageLanguages.contains(language) ? language : defaultLanguage
+            properties["Url_" + language.name] = links.absolute(links.story(story, pageLanguage))
+        }
+        properties["messageParam"] = defaultText
+        properties["url"] = links.absolute(links.story(story, defaultLanguage))
+        properties["storyId"] = story.id
+        properties["revision"] = String(revision)
+        properties["notificationId"] = "\(story.id):\(revision)"
+        properties["category"] = story.categories[0].name
+        properties["categories"] = story.categories.map(\.name).joined(separator: ",")
+        properties["published"] = story.published.rfc3339
+        let urls = pageLanguages.map { (language: $0, url: links.absolute(links.story(story, $0))) }
+        return .send(Notification(story: story, revision: revision, tags: tags, properties: properties,
+                                  filledLanguages: filled, pageURLs: urls))
+    }
+
+    static func describe(_ seconds: Double) -> String {
+        let minutes = Int(seconds / 60)
+        if minutes < 60 { return "\(minutes) min" }
+        if minutes % 60 == 0 { return "\(minutes / 60) h" }
+        return "\(minutes / 60) h \(minutes % 60) min"
+    }
+}

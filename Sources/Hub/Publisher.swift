@@ -1,0 +1,156 @@
+import Foundation
+import HTTP
+import Site
+
+/// How one notification ended.
+public enum SendStatus: Sendable {
+    case sent(LedgerRecord, attempts: Int)
+    case failed(String, attempts: Int)
+    /// `--check-live`: a page never answered 200, so nothing was sent.
+    case notLive(url: String, detail: String)
+}
+
+/// Bounded wait for a story's pages to be served before its alert goes out (phones must never open a 404).
+public struct LiveCheck: Sendable {
+    public var maximumWait: Double
+    public var interval: Double
+    public init(maximumWait: Double, interval: Double = 5) {
+        self.maximumWait = maximumWait
+        self.interval = interval
+    }
+}
+
+/// Sends notifications: one request per story, retried per `RetryPolicy`, each accepted send recorded in the
+/// ledger before it counts. Stories go out concurrently, at most `concurrency` at a time, over one
+/// transport (so connections are reused). One story failing does not stop the others.
+public struct Publisher: Sendable {
+    public var connection: HubConnection
+    public var transport: HTTPTransport
+    public var ledger: Ledger
+    public var policy: RetryPolicy
+    public var concurrency: Int
+    public var liveCheck: LiveCheck?
+    /// Seconds since 1970 from the real clock (tokens and ledger times never use SOURCE_DATE_EPOCH).
+    public var clock: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    public var sleep: @Sendable (Double) async -> Void = { seconds in
+        try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+    }
+    public var jitter: @Sendable () -> Double = { Double.random(in: 0..<1) }
+
+    public init(connection: HubConnection, transport: HTTPTransport, ledger: Ledger, policy: RetryPolicy,
+                concurrency: Int, liveCheck: LiveCheck?) {
+        self.connection = connection
+        self.transport = transport
+        self.ledger = ledger
+        self.policy = policy
+        self.concurrency = max(1, concurrency)
+        self.liveCheck = liveCheck
+    }
+
+    /// The exact request for a notification (a fresh token each time).
+    public func request(for notification: Notification) -> HTTPRequest {
+        HTTPRequest(method: "POST", url: connection.messagesURL, headers: Self.headers(notification, authorization: connection.authorization(now: Int(clock()))),
+                    body: notification.body)
+    }
+
+    static func headers(_ notification: Notification, authorization: String) -> [HTTPHeader] {
+        [
+            HTTPHeader("Authorization", authorization),
+            HTTPHeader("Content-Type", "application/json;charset=utf-8"),
+            HTTPHeader("ServiceBusNotification-Format", "template"),
+            HTTPHeader("ServiceBusNotification-Tags", notification.tags.headerValue),
+            HTTPHeader("x-ms-version", HubConnection.apiVersion),
+        ]
+    }
+
+    /// Sends every notification; results by story id.
+    public func publish(_ notifications: [Notification]) async -> [String: SendStatus] {
+        await withTaskGroup(of: (String, SendStatus).self) { group in
+            var results: [String: SendStatus] = [:]
+            var pending = notifications[...]
+            var running = 0
+            while !pending.isEmpty || running > 0 {
+                while running < concurrency, let next = pending.popFirst() {
+                    group.addTask { (next.story.id, await self.deliver(next)) }
+                    running += 1
+                }
+                if let (id, status) = await group.next() {
+                    results[id] = status
+                    running -= 1
+                }
+            }
+            return results
+        }
+    }
+
+    func deliver(_ notification: Notification) async -> SendStatus {
+        if let liveCheck {
+            for page in notification.pageURLs {
+                if let problem = await waitUntilLive(page.url, liveCheck) {
+                    return .notLive(url: page.url, detail: problem)
+                }
+            }
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            let outcome: SendOutcome
+            var response: HTTPResponse?
+            var detail: String
+            do {
+                let answer = try await transport.send(request(for: notification))
+                response = answer
+                outcome = .status(answer.status, retryAfter: answer.header("Retry-After"))
+                detail = "HTTP \(answer.status)"
+                if let tracking = answer.header("TrackingId") { detail += " (tracking id \(tracking))" }
+            } catch {
+                let transient = ![.invalidURL, .insecureURL, .tls].contains(error.kind)
+                outcome = .networkError(transient: transient)
+                detail = error.description
+            }
+            switch policy.decide(attempt: attempt, outcome: outcome, jitter: jitter()) {
+            case .success:
+                let record = LedgerRecord(
+                    storyId: notification.story.id, revision: notification.revision,
+                    sentAt: Timestamp(secondsSinceEpoch: clock().rounded(.down)).rfc3339,
+                    tags: notification.tags.headerValue, bodySHA256: Ledger.hexSHA256(notification.body),
+                    hubNotificationId: response?.header("Location").flatMap(Self.notificationID),
+                    trackingId: response?.header("TrackingId"))
+                do {
+                    try ledger.append(record)
+                } catch {
+                    return .failed("the hub accepted it, but recording it failed: \(error.message); do not re-run before fixing the ledger, or the alert goes out twice", attempts: attempt)
+                }
+                return .sent(record, attempts: attempt)
+            case .retry(let delay):
+                await sleep(delay)
+            case .giveUp(let reason):
+                return .failed("\(detail): \(reason)", attempts: attempt)
+            }
+        }
+    }
+
+    /// The last path segment of the `Location` header: the hub's notification id.
+    static func notificationID(_ location: String) -> String? {
+        let path = location.split(separator: "?").first.map(String.init) ?? location
+        return path.split(separator: "/").last.map(String.init)
+    }
+
+    /// nil when the URL answered 200 within the wait, else what went wrong last.
+    func waitUntilLive(_ url: String, _ check: LiveCheck) async -> String? {
+        let deadline = clock() + check.maximumWait
+        var last = "no answer"
+        while true {
+            do {
+                let response = try await transport.send(HTTPRequest(method: "GET", url: url))
+                if response.status == 200 { return nil }
+                last = "HTTP \(response.status)"
+            } catch {
+                last = error.description
+            }
+            let remaining = deadline - clock()
+            if remaining <= 0 { return "\(last) after waiting \(Int(check.maximumWait)) s" }
+            await sleep(min(check.interval, remaining))
+        }
+    }
+}
