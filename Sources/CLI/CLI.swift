@@ -36,6 +36,11 @@ public enum CLI {
             case "check": return try BuildCommand.run(rest, environment: environment, console: console, writes: false)
             case "publish": return try PublishCommand.run(rest, environment: environment, console: console)
             default:
+                if first.hasPrefix("-") {
+                    var message = "unknown option '\(first)'"
+                    if let close = closest(first, ["--version", "--help"]) { message += "; did you mean '\(close)'?" }
+                    throw UsageError(message: message, command: nil)
+                }
                 throw UsageError(message: unknownCommand(first), command: nil)
             }
         } catch {
