@@ -25,16 +25,15 @@ public struct Edition: Sendable {
             throw SiteError([Diagnostic(path: configFile, message: "no newsgen.yml here (\(root)); run newsgen in a site folder or pass --site DIR")])
         }
         var config: SiteConfig?
-        do {
-            let bytes = try FileSystem.read(configPath)
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                throw SiteError([Diagnostic(path: configFile, message: "the file is not valid UTF-8")])
+        switch Result(catching: { () throws(FileSystem.Failure) in try FileSystem.read(configPath) }) {
+        case .success(let bytes):
+            if let text = String(validating: bytes, as: UTF8.self) {
+                config = SiteConfig.parse(text, path: configFile, diagnostics: &diagnostics)
+            } else {
+                diagnostics.append(Diagnostic(path: configFile, message: "the file is not valid UTF-8; save it as UTF-8"))
             }
-            config = SiteConfig.parse(text, path: configFile, diagnostics: &diagnostics)
-        } catch let error as FileSystem.Failure {
+        case .failure(let error):
             diagnostics.append(Diagnostic(path: configFile, message: "cannot read: \(error.reason)"))
-        } catch {
-            throw error as! SiteError
         }
         if let override = baseURLOverride {
             if let problem = SiteConfig.baseURLProblem(override) {

@@ -28,8 +28,16 @@ final class OutputWriter: Sendable {
     /// Names inside the output folder that belong to newsgen itself (build cache, staging), never removed.
     static let reservedPrefix = ".newsgen"
 
+    /// Written into every output folder newsgen has built: a folder with files but without it was not made by
+    /// newsgen, and is refused, because a build removes every file that is not part of the site.
+    static let marker = ".newsgen-output"
+
     init(directory: String) throws(FileSystem.Failure) {
         self.directory = directory
+        if FileSystem.isDirectory(directory), !FileSystem.exists(directory + "/" + Self.marker),
+           let foreign = FileSystem.files(under: directory, includeHidden: true).first(where: { !$0.hasPrefix(Self.reservedPrefix) }) {
+            throw FileSystem.Failure(path: directory, reason: "this folder holds files that newsgen did not write (such as \(foreign)), and a build removes every file that is not part of the site; empty it or choose another output folder")
+        }
         staging = directory + "/.newsgen-staging"
         if FileSystem.isDirectory(staging) { FileSystem.removeTree(staging) }   // left by a crashed build
         try FileSystem.createDirectories(staging)
@@ -80,6 +88,10 @@ final class OutputWriter: Sendable {
         }
         FileSystem.removeTree(staging)
         FileSystem.removeEmptyDirectories(directory, keepRoot: true)
+        if !FileSystem.exists(directory + "/" + Self.marker) {
+            try FileSystem.write(Array("This folder is written by newsgen build; files that are not part of the site are removed.\n".utf8),
+                                 to: directory + "/" + Self.marker)
+        }
         return Summary(written: snapshot.staged.count, unchanged: snapshot.unchanged, removed: removed)
     }
 

@@ -41,6 +41,10 @@ public struct Story: Sendable, Hashable {
 
     /// The last time the story changed: `updated`, else `published`.
     public var lastModified: Timestamp { updated ?? published }
+
+    /// True when the story carries a correction note (in any language). A corrected story shows a
+    /// visible notice and a newer `dateModified`; it must never be announced by a push.
+    public var hasCorrection: Bool { !corrections.isEmpty }
 }
 
 /// The result of loading one story file: the story, or the problems that keep it out.
@@ -196,16 +200,13 @@ struct StoryParser {
     static func decodeUTF8(_ bytes: [UInt8], sink: inout DiagnosticSink) -> String? {
         var slice = bytes[...]
         if slice.starts(with: [0xEF, 0xBB, 0xBF]) { slice = slice.dropFirst(3) }
-        if let text = String(validating: slice, as: UTF8.self) {
-            if let nul = text.unicodeScalars.firstIndex(of: "\0") {
-                let prefix = text.unicodeScalars[..<nul]
-                let line = prefix.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
-                sink.error("the file contains a NUL character", at: .init(line: line, column: 1))
-                return nil
-            }
-            return text
+        if let nul = slice.firstIndex(of: 0) {
+            let line = slice[..<nul].reduce(1) { $1 == 10 ? $0 + 1 : $0 }
+            sink.error("the file contains a NUL character", at: .init(line: line, column: 1))
+            return nil
         }
-        // Find the first bad byte: decode prefix by prefix.
+        if let text = String(validating: slice, as: UTF8.self) { return text }
+        // Find the first bad byte: decode character by character.
         var line = 1, column = 1, index = slice.startIndex
         while index < slice.endIndex {
             let byte = slice[index]
@@ -220,9 +221,14 @@ struct StoryParser {
         return nil
     }
 
+    /// Lines without their terminators. Works on UTF-8 bytes: in Swift "\r\n" is ONE Character, so splitting
+    /// the String on "\n" would leave files with Windows line endings in one piece (and it is much slower).
     static func splitLines(_ text: String) -> [String] {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-            line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+        var lines: [String] = []
+        lines.reserveCapacity(64)
+        for var line in text.utf8.split(separator: 10, omittingEmptySubsequences: false) {
+            if line.last == 13 { line = line.dropLast() }
+            lines.append(String(Substring(line)))
         }
         if lines.last == "" { lines.removeLast() }
         return lines

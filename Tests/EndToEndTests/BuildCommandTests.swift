@@ -144,6 +144,23 @@ import TestSupport
         #expect(!site.exists("site"))
     }
 
+    @Test func refusesAFolderNewsgenDidNotWrite() throws {
+        let site = try BuildFixtures.site()
+        try site.write("elsewhere/notes.txt", "keep me")
+        let result = try newsgen(["build", "--output", "elsewhere"], in: site, environment: BuildFixtures.now)
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("holds files that newsgen did not write (such as notes.txt)"))
+        #expect(try site.read("elsewhere/notes.txt") == "keep me")
+        #expect(site.snapshot("elsewhere").keys.sorted() == ["notes.txt"])
+        // An empty folder is fine, and once built, newsgen owns it.
+        let fresh = try newsgen(["build", "--output", "fresh"], in: site, environment: BuildFixtures.now)
+        #expect(fresh.status == 0)
+        #expect(site.exists("fresh/.newsgen-output"))
+        try site.write("fresh/stray.html", "x")
+        #expect(try newsgen(["build", "--output", "fresh"], in: site, environment: BuildFixtures.now).status == 0)
+        #expect(!site.exists("fresh/stray.html"))
+    }
+
     @Test func refusesToWriteOverTheSources() throws {
         let site = try BuildFixtures.site()
         for output in [".", "content", "templates"] {

@@ -136,3 +136,20 @@ import Testing
         #expect(messages(correction) == ["content/world/quake.md:4:13: error: a correction needs an updated date saying when it was made"])
     }
 }
+
+@Suite struct LineEndingTests {
+    @Test func windowsLineEndingsParseLikeUnixOnes() throws {
+        let crlf = Fixtures.story.replacingOccurrences(of: "\n", with: "\r\n")
+        let (story, problems) = Fixtures.parseStory(crlf)
+        #expect(problems.isEmpty, "\(problems)")
+        let s = try #require(story)
+        #expect(s.bodies.keys.sorted() == ["en", "fr", "zh-Hans"])
+        #expect(s.bodies["fr"]?.markdown == "**TOKYO —** Le séisme a frappé à l’aube.\n\n")
+        #expect(s.titles[code: "fr"] == "Un séisme de magnitude 7,1 frappe au large des côtes")
+    }
+
+    @Test func aNulByteIsReportedOnItsLine() {
+        let (_, problems) = Fixtures.parseStory("---\ncategory: World\ntitle: a\u{0}b\n---\nx\n")
+        #expect(problems.map(\.description) == ["content/world/quake.md:3:1: error: the file contains a NUL character"])
+    }
+}
