@@ -93,7 +93,7 @@ public struct NotificationPlanner: Sendable {
         if let record = sent["\(story.id):\(revision)"] {
             return .skip(story, reason: "already sent (revision \(revision)) at \(record.sentAt)")
         }
-        if !story.corrections.isEmpty { return .skip(story, reason: "has a correction; corrections are not announced") }
+        if story.hasCorrection { return .skip(story, reason: "has a correction; corrections are not announced") }
         let age = now.secondsSinceEpoch - story.published.secondsSinceEpoch
         if age > settings.maxAge {
             return .skip(story, reason: "published \(Self.describe(age)) ago, older than push.max_age (\(Self.describe(settings.maxAge))); never announced late")

@@ -125,7 +125,12 @@ public struct Publisher: Sendable {
             case .retry(let delay):
                 await sleep(delay)
             case .giveUp(let reason):
-                return .failed("\(detail): \(reason)", attempts: attempt)
+                // The policy's reason starts with the status ("HTTP 403: …"); the detail adds the tracking id.
+                var explanation = Substring(reason)
+                if let response, explanation.hasPrefix("HTTP \(response.status): ") {
+                    explanation = explanation.dropFirst("HTTP \(response.status): ".count)
+                }
+                return .failed("\(detail): \(explanation)", attempts: attempt)
             }
         }
     }

@@ -131,15 +131,28 @@ struct PageContext: Sendable {
                 "description": .string(description),
                 "canonical_url": .string(links.absolute(relativeURL)),
                 "href": .string(links.href(relativeURL)),
+                "og_type": .string(kind == "story" ? "article" : "website"),
             ]),
             "alternates": alternates(language, in: alternateLanguages, url: url),
             "has_alternates": .bool(alternateLanguages.count > 1),
             "navigation": navigation(language, current: current),
+            "feeds": .list(feedLinks(language, category: kind == "category" ? current : nil).map { link in
+                .object(link.mapValues { .string($0) })
+            }),
+            "og_locale_alternates": .list(ogLocaleAlternates(language, in: alternateLanguages).map { .string($0) }),
         ]
         if alternateLanguages.contains(config.defaultLanguage) {
             base["x_default_url"] = .string(links.absolute(url(config.defaultLanguage)))
         }
         return base
+    }
+
+    /// `og:locale:alternate` values: the other languages' Open Graph locales, each once.
+    func ogLocaleAlternates(_ language: Language, in languages: [Language]) -> [String] {
+        var seen: Set<String> = [language.ogLocale]
+        var result: [String] = []
+        for other in languages where seen.insert(other.ogLocale).inserted { result.append(other.ogLocale) }
+        return result
     }
 
     func storyPage(_ story: Story, _ language: Language, options: MarkdownOptions) -> TemplateValue {
@@ -194,15 +207,34 @@ struct PageContext: Sendable {
                 .replacingOccurrences(of: "{original}", with: languageNames[language.code]?[bodyLanguage.code] ?? bodyLanguage.label)
             storyValue["fallback_notice"] = .string(notice)
         }
+        storyValue["published_time"] = .string(story.published.rfc3339)
+        storyValue["modified_time"] = .string(story.lastModified.rfc3339)
+        storyValue["section"] = .string(story.categories[0].title(in: language))
+        storyValue["twitter_card"] = .string(story.image == nil ? "summary" : "summary_large_image")
+        storyValue["twitter_title"] = .string(Self.shorten(title, to: 70))
+        storyValue["twitter_description"] = .string(Self.shorten(description, to: 200))
         value["story"] = .object(storyValue)
+        value["structured_data"] = .string(newsArticle(story, language, bodyLanguage: bodyLanguage, title: title,
+                                                       description: description).scriptText)
         return .object(value)
+    }
+
+    /// Text cut at a word boundary to at most `limit` characters, with "…" when cut (X card limits).
+    static func shorten(_ text: String, to limit: Int) -> String {
+        guard text.count > limit else { return text }
+        var cut = String(text.prefix(limit - 1))
+        if let space = cut.lastIndex(of: " "), cut.distance(from: cut.startIndex, to: space) > limit / 2 {
+            cut = String(cut[..<space])
+        }
+        return cut + "…"
     }
 
     func listPage(kind: String, title: String, description: String, language: Language, relativeURL: String,
                   url: @escaping (Language) -> String, cards: [TemplateValue], category: Category?,
-                  pagination: (page: Int, pages: Int, url: (Int) -> String)?) -> TemplateValue {
+                  pagination: (page: Int, pages: Int, url: (Int) -> String)?,
+                  alternateLanguages: [Language]? = nil) -> TemplateValue {
         var value = base(language, kind: kind, title: title, description: description, relativeURL: relativeURL,
-                         alternateLanguages: config.languages, url: url, current: category)
+                         alternateLanguages: alternateLanguages ?? config.languages, url: url, current: category)
         value["stories"] = .list(cards)
         value["has_stories"] = .bool(!cards.isEmpty)
         if let category {

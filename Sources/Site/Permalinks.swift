@@ -5,6 +5,10 @@
 /// - `/{lang}/{yyyy}/{mm}/{dd}/{slug}/` a story; the date is the first publication date in the site's
 ///   time zone, so the URL never changes once published (edits and `updated` do not move it)
 /// - `/index.html` (leads to the default language), `/404.html`, `/static/…`
+/// - `/{lang}/feed.xml` (RSS 2.0), `/{lang}/atom.xml` (Atom 1.0), `/{lang}/feed.json` (JSON Feed 1.1), and the
+///   same three under `/{lang}/{category}/`
+/// - `/sitemap.xml` (a urlset, or an index of `/sitemap-{lang}.xml`, `/sitemap-{lang}-2.xml`, … past the
+///   protocol's limits), `/news-sitemap.xml` (Google News; `/news-sitemap-2.xml`, … past 1000), `/robots.txt`
 public struct Permalinks: Sendable {
     public let baseURL: String
     /// The path part of `base_url`, always starting and ending with "/" (`/` or `/news/`).
@@ -35,6 +39,36 @@ public struct Permalinks: Sendable {
     public func story(_ story: Story, _ language: Language) -> String {
         let (y, m, d) = clock.localDate(story.published)
         return "\(language.pathSegment)/\(pad(y, 4))/\(pad(m))/\(pad(d))/\(story.slug)/"
+    }
+
+    /// A feed of a language's front page or of one of its categories.
+    public func feed(_ scope: FeedScope, _ language: Language, _ format: FeedFormat) -> String {
+        switch scope {
+        case .front: return front(language) + format.fileName
+        case .category(let item): return self.category(item, language) + format.fileName
+        }
+    }
+
+    /// The host of `base_url`, lowercased and without port or credentials: the authority of `tag:` ids.
+    public var host: String {
+        let afterScheme = baseURL.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        guard afterScheme.count >= 3 else { return "localhost" }
+        var authority = Substring(afterScheme[2])
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") {
+            return String(authority[authority.index(after: authority.startIndex)..<end]).lowercased()
+        }
+        if let colon = authority.firstIndex(of: ":") { authority = authority[..<colon] }
+        return authority.isEmpty ? "localhost" : authority.lowercased()
+    }
+
+    /// The id of a story in one language in feeds: a `tag:` URI (RFC 4151) made of the host, the story's
+    /// first-publication date (the date in its URL), its `id` and the language. Editing the story, its
+    /// title, `updated` or a correction never changes it.
+    public func entryID(_ story: Story, _ language: Language) -> String {
+        let (y, m, d) = clock.localDate(story.published)
+        let prefix = String(basePath.dropFirst())
+        return "tag:\(host),\(pad(y, 4))-\(pad(m))-\(pad(d)):\(prefix)\(story.id)/\(language.code)"
     }
 
     /// Link target used inside pages: an absolute path from the host root.

@@ -25,14 +25,18 @@ public struct BuildReport: Sendable, Hashable {
 /// `newsgen build`: renders an Edition into the output folder.
 ///
 /// Steps: choose the stories the build shows → plan every output (story pages per language, front
-/// pages, paginated category pages, root, 404, static assets; feeds and sitemaps plug in here as more
-/// outputs) → render in parallel into the staging area → commit (rename into place, remove stale files).
+/// pages, paginated category pages, feeds, sitemaps, robots.txt, root, 404, static assets) → render in
+/// parallel into the staging area → commit (rename into place, remove stale files).
 /// Any error before the commit leaves the previous site exactly as it was.
 public enum SiteBuilder {
     enum Output: Sendable {
         case story(Int, Language)
         case front(Language)
-        case category(Category, Language, page: Int, pages: Int, stories: ArraySlice<Int>)
+        /// `alternates`: the languages that have this page number of the category.
+        case category(Category, Language, page: Int, pages: Int, stories: ArraySlice<Int>, alternates: [Language])
+        case feed(FeedScope, Language, FeedFormat)
+        /// Sitemaps and robots.txt: small, written while planning (their split depends on their size).
+        case generated(GeneratedFile)
         case root
         case notFound
         case staticFile(String)
@@ -53,7 +57,8 @@ public enum SiteBuilder {
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
         let links = Permalinks(config: config, clock: clock)
         let context = PageContext(edition: edition, links: links, clock: clock, stories: stories)
-        let outputs = plan(stories: stories, context: context)
+        let now = options.filter.now
+        let outputs = plan(stories: stories, context: context, now: now)
         let markdownOptions = MarkdownOptions(smartPunctuation: true, allowRawHTML: config.allowRawHTML)
 
         let writer: OutputWriter
@@ -69,7 +74,7 @@ public enum SiteBuilder {
             for index in block * chunk..<min(outputs.count, (block + 1) * chunk) {
                 if !failures.withLock({ $0.isEmpty }) { return }
                 do {
-                    let (path, bytes) = try render(outputs[index], stories: stories, context: context, options: markdownOptions)
+                    let (path, bytes) = try render(outputs[index], stories: stories, context: context, now: now, options: markdownOptions)
                     try writer.stage(path, bytes)
                 } catch let error as TemplateError {
                     failures.withLock {
@@ -110,32 +115,92 @@ public enum SiteBuilder {
         return nil
     }
 
-    static func plan(stories: [Story], context: PageContext) -> [Output] {
+    static func plan(stories: [Story], context: PageContext, now: Timestamp) -> [Output] {
         let config = context.config
+        let links = context.links
         var outputs: [Output] = []
         for (index, story) in stories.enumerated() {
             for language in context.pageLanguages[story.id] ?? [] { outputs.append(.story(index, language)) }
         }
+        // Which stories each language lists, and how many pages each category has in each language.
+        var available: [String: [Int]] = [:]
+        var members: [String: [String: [Int]]] = [:]
+        var pageCounts: [String: [String: Int]] = [:]
         for language in config.languages {
-            outputs.append(.front(language))
-            let available = stories.indices.filter { context.pageLanguages[stories[$0].id]?.contains(language) == true }
+            let list = stories.indices.filter { context.pageLanguages[stories[$0].id]?.contains(language) == true }
+            available[language.code] = list
             for category in config.categories {
-                let members = available.filter { stories[$0].categories.contains(category) }
-                let pages = max(1, (members.count + config.pageSize - 1) / config.pageSize)
-                for page in 1...pages {
-                    let start = (page - 1) * config.pageSize
-                    outputs.append(.category(category, language, page: page, pages: pages,
-                                             stories: members[min(start, members.count)..<min(start + config.pageSize, members.count)]))
-                }
+                let inCategory = list.filter { stories[$0].categories.contains(category) }
+                members[language.code, default: [:]][category.slug] = inCategory
+                pageCounts[language.code, default: [:]][category.slug] = max(1, (inCategory.count + config.pageSize - 1) / config.pageSize)
             }
         }
+        func newest(_ indices: ArraySlice<Int>) -> Timestamp? {
+            indices.map { stories[$0].lastModified }.max()
+        }
+        var sitemap: [SitemapEntry] = []
+        for language in config.languages {
+            outputs.append(.front(language))
+            for format in FeedFormat.allCases { outputs.append(.feed(.front, language, format)) }
+            let list = available[language.code] ?? []
+            sitemap.append(sitemapEntry(language, lastModified: newest(list.prefix(config.frontPageSize)),
+                                        languages: config.languages, context: context, url: links.front))
+            for category in config.categories {
+                let inCategory = members[language.code]?[category.slug] ?? []
+                let pages = pageCounts[language.code]?[category.slug] ?? 1
+                for format in FeedFormat.allCases { outputs.append(.feed(.category(category), language, format)) }
+                for page in 1...pages {
+                    let start = min((page - 1) * config.pageSize, inCategory.count)
+                    let end = min(start + config.pageSize, inCategory.count)
+                    let alternates = config.languages.filter { (pageCounts[$0.code]?[category.slug] ?? 1) >= page }
+                    outputs.append(.category(category, language, page: page, pages: pages,
+                                             stories: inCategory[start..<end], alternates: alternates))
+                    // A later page changes whenever a story above it arrives or changes: count them all.
+                    sitemap.append(sitemapEntry(language, lastModified: newest(inCategory[0..<end]), languages: alternates,
+                                                context: context, url: { links.category(category, $0, page: page) }))
+                }
+            }
+            for index in list {
+                let story = stories[index]
+                sitemap.append(sitemapEntry(language, lastModified: story.lastModified,
+                                            languages: context.pageLanguages[story.id] ?? [language],
+                                            context: context, url: { links.story(story, $0) }))
+            }
+        }
+        var news: [NewsSitemapEntry] = []
+        for story in stories where NewsSitemap.isRecent(story.published, now: now) {
+            // Only pages written in their language: a fallback page is not news in that language.
+            for language in context.pageLanguages[story.id] ?? [] where story.bodies[language.code] != nil {
+                news.append(NewsSitemapEntry(loc: links.absolute(links.story(story, language)),
+                                             publicationName: config.publisherName(language),
+                                             language: language.newsLanguage, published: story.published,
+                                             title: context.localized(story.titles, language)?.0 ?? story.id))
+            }
+        }
+        let sitemapFiles = Sitemap.files(sitemap, languages: config.languages, links: links, maxURLs: config.sitemaps.maxURLs)
+        let newsFiles = NewsSitemap.files(news, now: now)
+        for file in sitemapFiles + newsFiles { outputs.append(.generated(file)) }
+        outputs.append(.generated(Robots.file(sitemaps: [Sitemap.indexFile] + newsFiles.map(\.path), links: links)))
         outputs.append(.root)
         outputs.append(.notFound)
         for file in context.edition.theme.staticFiles { outputs.append(.staticFile(file)) }
         return outputs
     }
 
-    static func render(_ output: Output, stories: [Story], context: PageContext,
+    /// A page in the sitemap with its versions in `languages` (itself included) and `x-default` (the
+    /// default language's version) when there is one: the same set the page's own `<link>` tags list.
+    static func sitemapEntry(_ language: Language, lastModified: Timestamp?, languages: [Language], context: PageContext,
+                             url: (Language) -> String) -> SitemapEntry {
+        let links = context.links
+        var alternates = languages.map { (hreflang: $0.code, href: links.absolute(url($0))) }
+        if languages.contains(context.config.defaultLanguage) {
+            alternates.append((hreflang: "x-default", href: links.absolute(url(context.config.defaultLanguage))))
+        }
+        return SitemapEntry(language: language, loc: links.absolute(url(language)), lastModified: lastModified,
+                            alternates: alternates)
+    }
+
+    static func render(_ output: Output, stories: [Story], context: PageContext, now: Timestamp,
                        options: MarkdownOptions) throws -> (String, [UInt8]) {
         let templates = context.edition.theme.templates
         let links = context.links
@@ -154,14 +219,20 @@ public enum SiteBuilder {
                                          language: language, relativeURL: links.front(language), url: links.front,
                                          cards: Array(cards), category: nil, pagination: nil)
             return (Permalinks.file(for: links.front(language)), Array(try templates.render("front", value).utf8))
-        case .category(let category, let language, let page, let pages, let members):
+        case .category(let category, let language, let page, let pages, let members, let alternates):
             let relative = links.category(category, language, page: page)
             let value = context.listPage(
                 kind: "category", title: category.title(in: language), description: "",
                 language: language, relativeURL: relative, url: { links.category(category, $0, page: page) },
                 cards: members.map { context.card(stories[$0], language) }, category: category,
-                pagination: (page, pages, { links.category(category, language, page: $0) }))
+                pagination: (page, pages, { links.category(category, language, page: $0) }),
+                alternateLanguages: alternates)
             return (Permalinks.file(for: relative), Array(try templates.render("category", value).utf8))
+        case .feed(let scope, let language, let format):
+            let feed = context.feed(scope, language, stories: stories, now: now, options: options)
+            return (links.feed(scope, language, format), Array(FeedWriter.write(feed, as: format).utf8))
+        case .generated(let file):
+            return (file.path, Array(file.text.utf8))
         case .root, .notFound:
             let language = config.defaultLanguage
             var value = context.base(language, kind: output.isRoot ? "root" : "404",

@@ -35,6 +35,36 @@ public struct PushSettings: Sendable, Hashable {
     public var liveWait: Double = 300
 }
 
+/// Feeds (the `feeds:` section of newsgen.yml).
+public struct FeedSettings: Sendable, Hashable {
+    public enum Content: String, Sendable, CaseIterable {
+        /// The whole story body as HTML.
+        case full
+        /// Only the summary (or the first words of the body).
+        case summary
+    }
+    /// How many stories each feed holds, newest first.
+    public var items = 50
+    public var content: Content = .full
+}
+
+/// Who publishes the site: named in JSON-LD `publisher` and in the Google News sitemap (the `publisher:`
+/// section of newsgen.yml).
+public struct PublisherSettings: Sendable, Hashable {
+    /// Per language; the site title where not given. Google News wants the name exactly as registered.
+    public var name = LocalizedText()
+    /// A site path (`/static/logo.png`) or an http(s) URL.
+    public var logo: String?
+}
+
+/// Sitemaps (the `sitemaps:` section of newsgen.yml).
+public struct SitemapSettings: Sendable, Hashable {
+    /// The protocol allows 50,000 URLs and 50 MB per file; past either, sitemap.xml becomes an index.
+    public static let protocolMaxURLs = 50_000
+    public static let protocolMaxBytes = 50 * 1024 * 1024
+    public var maxURLs = protocolMaxURLs
+}
+
 public struct SiteConfig: Sendable, Hashable {
     public var title: LocalizedText
     public var description: LocalizedText
@@ -50,6 +80,15 @@ public struct SiteConfig: Sendable, Hashable {
     public var pageSize: Int
     public var frontPageSize: Int
     public var push: PushSettings
+    public var feeds = FeedSettings()
+    public var publisher = PublisherSettings()
+    public var sitemaps = SitemapSettings()
+
+    /// The publisher's name in a language: `publisher.name`, else the site title.
+    public func publisherName(_ language: Language) -> String {
+        publisher.name[code: language.code] ?? publisher.name[code: defaultLanguage.code]
+            ?? title[code: language.code] ?? title[code: defaultLanguage.code] ?? ""
+    }
 
     public var defaultLanguage: Language { languages[0] }
 
@@ -62,7 +101,8 @@ public struct SiteConfig: Sendable, Hashable {
     }
 
     static let keys = ["title", "description", "base_url", "timezone", "languages", "categories",
-                       "missing_language", "raw_html", "page_size", "front_page_size", "push"]
+                       "missing_language", "raw_html", "page_size", "front_page_size", "push",
+                       "feeds", "publisher", "sitemaps"]
 
     /// Parses and validates newsgen.yml. Returns nil when there were errors (all of them are in `diagnostics`).
     static func parse(_ text: String, path: String, diagnostics: inout [Diagnostic]) -> SiteConfig? {
@@ -208,10 +248,42 @@ public struct SiteConfig: Sendable, Hashable {
         let frontPageSize = map["front_page_size"].flatMap { fields.positiveInt($0, "front_page_size", max: 1000) } ?? 30
         let push = map["push"].map { parsePush($0, fields: &fields) } ?? PushSettings()
 
+        var feeds = FeedSettings()
+        if let node = map["feeds"] {
+            let entry = fields.mapping(node, known: ["items", "content"], what: "feeds")
+            if let n = entry["items"], let v = fields.positiveInt(n, "feeds.items", max: 1000) { feeds.items = v }
+            if let n = entry["content"], let text = fields.string(n, "feeds.content") {
+                if let v = FeedSettings.Content(rawValue: text) { feeds.content = v } else {
+                    fields.sink.error("feeds.content must be full or summary, found \"\(text)\"", at: n.location)
+                }
+            }
+        }
+        var publisher = PublisherSettings()
+        if let node = map["publisher"] {
+            let entry = fields.mapping(node, known: ["name", "logo"], what: "publisher")
+            if let n = entry["name"] { publisher.name = fields.localized(n, "publisher.name", languages: languages) }
+            if let n = entry["logo"], let text = fields.string(n, "publisher.logo") {
+                let lower = text.lowercased()
+                if (text.hasPrefix("/") && !text.hasPrefix("//")) || lower.hasPrefix("https://") || lower.hasPrefix("http://") {
+                    publisher.logo = text
+                } else {
+                    fields.sink.error("publisher.logo must be a site path starting with / or an http(s) URL, found \"\(text)\"", at: n.location)
+                }
+            }
+        }
+        var sitemaps = SitemapSettings()
+        if let node = map["sitemaps"] {
+            let entry = fields.mapping(node, known: ["max_urls"], what: "sitemaps")
+            if let n = entry["max_urls"], let v = fields.positiveInt(n, "sitemaps.max_urls", max: SitemapSettings.protocolMaxURLs) {
+                sitemaps.maxURLs = v
+            }
+        }
+
         guard fields.sink.isEmpty, !languages.isEmpty, !categories.isEmpty else { return nil }
         return SiteConfig(title: title, description: description, baseURL: baseURL, timeZone: timeZone,
                           languages: languages, categories: categories, missingLanguage: missing,
-                          allowRawHTML: rawHTML, pageSize: pageSize, frontPageSize: frontPageSize, push: push)
+                          allowRawHTML: rawHTML, pageSize: pageSize, frontPageSize: frontPageSize, push: push,
+                          feeds: feeds, publisher: publisher, sitemaps: sitemaps)
     }
 
     private static func parsePush(_ node: YAMLNode, fields: inout Fields) -> PushSettings {

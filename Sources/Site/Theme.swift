@@ -83,7 +83,7 @@ public struct Theme: Sendable {
         var byLanguage: [String: [String: String]] = [:]
         for entry in entries {
             let key = entry.key.string ?? ""
-            let text = fields.localized(entry.value, key, languages: config.languages)
+            let text = fields.localized(Self.onlyConfiguredLanguages(entry.value, config: config), key, languages: config.languages)
             guard let fallback = text[code: config.defaultLanguage.code] else {
                 fields.sink.error("string \"\(key)\" needs the default language (\(config.defaultLanguage.code))", at: entry.value.location)
                 continue
@@ -93,6 +93,18 @@ public struct Theme: Sendable {
             }
         }
         return byLanguage
+    }
+
+    /// A theme may carry strings for more languages than the site uses (the default theme has Arabic, for
+    /// example): entries whose key is a well-formed language tag the site does not configure are dropped
+    /// before checking; anything else that is not a configured language is still reported.
+    private static func onlyConfiguredLanguages(_ node: YAMLNode, config: SiteConfig) -> YAMLNode {
+        guard let entries = node.mapping else { return node }
+        let kept = entries.filter { entry in
+            let key = entry.key.string ?? ""
+            return config.language(code: key) != nil || !Language.isWellFormedTag(key)
+        }
+        return kept.count == entries.count ? node : YAMLNode(value: .mapping(kept), location: node.location)
     }
 
     public func string(_ key: String, _ language: Language) -> String {

@@ -1,0 +1,304 @@
+import Markdown
+
+/// Which stories a feed follows: a language's front page or one of its categories.
+public enum FeedScope: Sendable, Hashable {
+    case front
+    case category(Category)
+}
+
+public enum FeedFormat: String, Sendable, CaseIterable {
+    case rss, atom, json
+
+    public var fileName: String {
+        switch self {
+        case .rss: return "feed.xml"
+        case .atom: return "atom.xml"
+        case .json: return "feed.json"
+        }
+    }
+
+    public var mediaType: String {
+        switch self {
+        case .rss: return "application/rss+xml"
+        case .atom: return "application/atom+xml"
+        case .json: return "application/feed+json"
+        }
+    }
+}
+
+/// One feed in one language, ready to be written in any of the three formats.
+public struct Feed: Sendable {
+    public var title: String
+    public var description: String
+    public var language: Language
+    /// The page the feed follows (absolute URL).
+    public var homeURL: String
+    /// The feed's own absolute URL in each format.
+    public var urls: [FeedFormat: String]
+    /// The newest `dateModified` of its entries; for an empty feed the site's newest change, and "now" only
+    /// when the site shows no story at all (the formats require a date).
+    public var updated: Timestamp
+    /// Named as the feed's author (Atom requires one when an entry has none).
+    public var publisherName: String
+    public var entries: [FeedEntry]
+}
+
+public struct FeedEntry: Sendable {
+    /// Stable `tag:` id (see `Permalinks.entryID`).
+    public var id: String
+    public var url: String
+    public var title: String
+    /// The summary, or the opening words of the body.
+    public var summary: String
+    /// The body as HTML when the site's feeds carry full content.
+    public var contentHTML: String?
+    public var published: Timestamp
+    public var modified: Timestamp
+    public var authors: [String]
+    public var categories: [String]
+    public var image: String?
+}
+
+/// Writes a `Feed` as RSS 2.0, Atom 1.0 (RFC 4287) or JSON Feed 1.1.
+public enum FeedWriter {
+    public static func write(_ feed: Feed, as format: FeedFormat) -> String {
+        switch format {
+        case .rss: return rss(feed)
+        case .atom: return atom(feed)
+        case .json: return JSONWriter.write(json(feed))
+        }
+    }
+
+    public static func rss(_ feed: Feed) -> String {
+        var xml = XMLWriter()
+        xml.open("rss", [("version", "2.0"), ("xmlns:atom", "http://www.w3.org/2005/Atom"),
+                         ("xmlns:content", "http://purl.org/rss/1.0/modules/content/"),
+                         ("xmlns:dc", "http://purl.org/dc/elements/1.1/")])
+        xml.open("channel")
+        xml.element("title", text: feed.title)
+        xml.element("link", text: feed.homeURL)
+        xml.element("description", text: feed.description.isEmpty ? feed.title : feed.description)
+        xml.element("language", text: feed.language.code)
+        xml.element("lastBuildDate", text: feed.updated.rfc822)
+        xml.element("generator", text: "newsgen")
+        xml.element("atom:link", [("href", feed.urls[.rss] ?? ""), ("rel", "self"), ("type", FeedFormat.rss.mediaType)])
+        for entry in feed.entries { rssItem(entry, into: &xml) }
+        return xml.finish()
+    }
+
+    /// One `<item>`, written on its own (golden files, tests).
+    public static func rssItem(_ entry: FeedEntry) -> String {
+        var xml = XMLWriter(fragmentAtDepth: 0)
+        rssItem(entry, into: &xml)
+        return xml.finish()
+    }
+
+    static func rssItem(_ entry: FeedEntry, into xml: inout XMLWriter) {
+        xml.open("item")
+        xml.element("title", text: entry.title)
+        xml.element("link", text: entry.url)
+        xml.element("guid", [("isPermaLink", "false")], text: entry.id)
+        xml.element("pubDate", text: entry.published.rfc822)
+        for author in entry.authors { xml.element("dc:creator", text: author) }
+        for category in entry.categories { xml.element("category", text: category) }
+        xml.element("description", text: entry.summary)
+        if let html = entry.contentHTML { xml.element("content:encoded", text: html) }
+        xml.close()
+    }
+
+    public static func atom(_ feed: Feed) -> String {
+        var xml = XMLWriter()
+        xml.open("feed", [("xmlns", "http://www.w3.org/2005/Atom"), ("xml:lang", feed.language.code)])
+        xml.element("id", text: feed.urls[.atom] ?? feed.homeURL)
+        xml.element("title", text: feed.title)
+        if !feed.description.isEmpty { xml.element("subtitle", text: feed.description) }
+        xml.element("updated", text: feed.updated.rfc3339)
+        xml.element("link", [("rel", "self"), ("type", FeedFormat.atom.mediaType), ("href", feed.urls[.atom] ?? "")])
+        xml.element("link", [("rel", "alternate"), ("type", "text/html"), ("href", feed.homeURL)])
+        xml.open("author")
+        xml.element("name", text: feed.publisherName)
+        xml.close()
+        xml.element("generator", text: "newsgen")
+        for entry in feed.entries { atomEntry(entry, into: &xml) }
+        return xml.finish()
+    }
+
+    /// One `<entry>`, written on its own (golden files, tests).
+    public static func atomEntry(_ entry: FeedEntry) -> String {
+        var xml = XMLWriter(fragmentAtDepth: 0)
+        atomEntry(entry, into: &xml)
+        return xml.finish()
+    }
+
+    static func atomEntry(_ entry: FeedEntry, into xml: inout XMLWriter) {
+        xml.open("entry")
+        xml.element("id", text: entry.id)
+        xml.element("title", text: entry.title)
+        xml.element("link", [("rel", "alternate"), ("type", "text/html"), ("href", entry.url)])
+        xml.element("published", text: entry.published.rfc3339)
+        xml.element("updated", text: entry.modified.rfc3339)
+        for author in entry.authors {
+            xml.open("author")
+            xml.element("name", text: author)
+            xml.close()
+        }
+        for category in entry.categories { xml.element("category", [("term", category)]) }
+        xml.element("summary", [("type", "text")], text: entry.summary)
+        if let html = entry.contentHTML { xml.element("content", [("type", "html")], text: html) }
+        xml.close()
+    }
+
+    public static func json(_ feed: Feed) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("version", .string("https://jsonfeed.org/version/1.1")),
+            ("title", .string(feed.title)),
+            ("home_page_url", .string(feed.homeURL)),
+            ("feed_url", .string(feed.urls[.json] ?? "")),
+        ]
+        if !feed.description.isEmpty { members.append(("description", .string(feed.description))) }
+        members.append(("language", .string(feed.language.code)))
+        members.append(("authors", .array([.object([("name", .string(feed.publisherName))])])))
+        members.append(("items", .array(feed.entries.map(jsonItem))))
+        return .object(members)
+    }
+
+    public static func jsonItem(_ entry: FeedEntry) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("id", .string(entry.id)),
+            ("url", .string(entry.url)),
+            ("title", .string(entry.title)),
+        ]
+        if let html = entry.contentHTML {
+            members.append(("content_html", .string(html)))
+        } else {
+            members.append(("content_text", .string(entry.summary)))
+        }
+        members.append(("summary", .string(entry.summary)))
+        if let image = entry.image { members.append(("image", .string(image))) }
+        members.append(("date_published", .string(entry.published.rfc3339)))
+        members.append(("date_modified", .string(entry.modified.rfc3339)))
+        if !entry.authors.isEmpty {
+            members.append(("authors", .array(entry.authors.map { .object([("name", .string($0))]) })))
+        }
+        if !entry.categories.isEmpty { members.append(("tags", .array(entry.categories.map { .string($0) }))) }
+        return .object(members)
+    }
+}
+
+extension PageContext {
+    /// Stories a feed in `language` carries: those written in that language (a page that falls back to
+    /// another language's body is not a story in this language), newest first, at most `feeds.items`.
+    func feedStories(_ scope: FeedScope, _ language: Language, from stories: [Story]) -> [Story] {
+        var chosen: [Story] = []
+        for story in stories where story.bodies[language.code] != nil {
+            if case .category(let category) = scope, !story.categories.contains(category) { continue }
+            chosen.append(story)
+            if chosen.count == config.feeds.items { break }
+        }
+        return chosen
+    }
+
+    func feed(_ scope: FeedScope, _ language: Language, stories: [Story], now: Timestamp,
+              options: MarkdownOptions) -> Feed {
+        let siteTitle = config.title[code: language.code] ?? config.title[code: config.defaultLanguage.code] ?? ""
+        let title: String, home: String
+        switch scope {
+        case .front:
+            title = siteTitle
+            home = links.front(language)
+        case .category(let category):
+            title = category.title(in: language) + " · " + siteTitle
+            home = links.category(category, language)
+        }
+        let entries = feedStories(scope, language, from: stories).map { feedEntry($0, language, options: options) }
+        var urls: [FeedFormat: String] = [:]
+        for format in FeedFormat.allCases { urls[format] = links.absolute(links.feed(scope, language, format)) }
+        // An empty feed still needs a date: the site's newest change, so that rebuilds stay byte-identical.
+        let updated = entries.map(\.modified).max() ?? stories.map(\.lastModified).max() ?? now
+        return Feed(title: title,
+                    description: config.description[code: language.code] ?? config.description[code: config.defaultLanguage.code] ?? "",
+                    language: language, homeURL: links.absolute(home), urls: urls, updated: updated,
+                    publisherName: config.publisherName(language), entries: entries)
+    }
+
+    func feedEntry(_ story: Story, _ language: Language, options: MarkdownOptions) -> FeedEntry {
+        let body = story.bodies[language.code]?.markdown ?? ""
+        let title = localized(story.titles, language)?.0 ?? story.id
+        var summary = localized(story.summaries, language)?.0 ?? Markdown.plainText(body, limit: 300)
+        if summary.allSatisfy(\.isWhitespace) { summary = title }   // a body of only an image has no text
+        var html: String?
+        if config.feeds.content == .full {
+            html = Markdown.render(body, options: options).html
+            if let (correction, _) = localized(story.corrections, language) {
+                let label = edition.theme.string("correction", language)
+                html = "<p><strong>" + escapeHTML(label) + ":</strong> " + escapeHTML(correction) + "</p>\n" + (html ?? "")
+            }
+        }
+        return FeedEntry(id: links.entryID(story, language),
+                         url: links.absolute(links.story(story, language)),
+                         title: title,
+                         summary: summary, contentHTML: html,
+                         published: story.published, modified: story.lastModified,
+                         authors: story.authors,
+                         categories: story.categories.map { $0.title(in: language) },
+                         image: imageURL(story))
+    }
+
+    func imageURL(_ story: Story) -> String? {
+        story.image.map { $0.hasPrefix("/") ? links.absolute(String($0.dropFirst())) : $0 }
+    }
+
+    /// Discovery links (`<link rel="alternate" type="application/rss+xml">`) for a page: its category's
+    /// feeds first when it is a category page, then its language's.
+    func feedLinks(_ language: Language, category: Category?) -> [[String: String]] {
+        var scopes: [(FeedScope, String)] = []
+        let siteTitle = config.title[code: language.code] ?? config.title[code: config.defaultLanguage.code] ?? ""
+        if let category { scopes.append((.category(category), category.title(in: language) + " · " + siteTitle)) }
+        scopes.append((.front, siteTitle))
+        var result: [[String: String]] = []
+        for (scope, title) in scopes {
+            for format in FeedFormat.allCases {
+                let name: String
+                switch format {
+                case .rss: name = "RSS"
+                case .atom: name = "Atom"
+                case .json: name = "JSON Feed"
+                }
+                result.append(["type": format.mediaType, "title": title + " (" + name + ")",
+                               "href": links.absolute(links.feed(scope, language, format))])
+            }
+        }
+        return result
+    }
+}
+
+func escapeHTML(_ text: String) -> String {
+    var out = ""
+    for character in text {
+        switch character {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        default: out.append(character)
+        }
+    }
+    return out
+}
+
+extension Timestamp {
+    /// RFC 822 (as updated by RFC 1123, four-digit year) in the original offset, for RSS:
+    /// `Sun, 29 Nov 2026 08:55:00 +0000`.
+    public var rfc822: String {
+        let local = Int(secondsSinceEpoch.rounded(.down)) + offsetSeconds
+        let (y, m, d, hh, mm, ss) = Self.civil(local)
+        var days = local / 86400
+        if local % 86400 < 0 { days -= 1 }
+        let weekday = ((days % 7) + 7 + 4) % 7   // 1970-01-01 was a Thursday
+        let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let sign = offsetSeconds < 0 ? "-" : "+"
+        let a = abs(offsetSeconds)
+        return "\(names[weekday]), \(pad(d)) \(months[m - 1]) \(pad(y, 4)) \(pad(hh)):\(pad(mm)):\(pad(ss)) \(sign)\(pad(a / 3600))\(pad(a % 3600 / 60))"
+    }
+}

@@ -1,0 +1,310 @@
+import Testing
+@testable import Site
+
+@Suite struct XMLWriterTests {
+    @Test func escapesTextAndAttributes() {
+        var xml = XMLWriter()
+        xml.open("feed", [("xmlns", "http://www.w3.org/2005/Atom"), ("title", "A \"quoted\" <b> & 'single'\n")])
+        xml.element("title", text: "Tom & Jerry <script> ]]> \"x\" 'y'")
+        xml.element("link", [("href", "https://example.com/?a=1&b=2")])
+        let text = xml.finish()
+        #expect(text == """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <feed xmlns="http://www.w3.org/2005/Atom" title="A &quot;quoted&quot; &lt;b&gt; &amp; 'single'&#10;">
+          <title>Tom &amp; Jerry &lt;script&gt; ]]&gt; "x" 'y'</title>
+          <link href="https://example.com/?a=1&amp;b=2"/>
+        </feed>
+
+        """)
+    }
+
+    @Test func dropsCharactersXMLCannotHoldAndKeepsEverythingElse() {
+        #expect(XMLWriter.escapeText("a\u{0}b\u{1}c\u{B}d\u{1F}e\u{FFFE}f\u{FFFF}g") == "abcdefg")
+        #expect(XMLWriter.escapeText("tab\there\nline\r") == "tab\there\nline\r")
+        #expect(XMLWriter.escapeText("العربية 简体中文 👨‍👩‍👧 \u{200F}") == "العربية 简体中文 👨‍👩‍👧 \u{200F}")
+        #expect(XMLWriter.escapeAttribute("a\tb\rc\u{7}") == "a&#9;b&#13;c")
+    }
+
+    @Test func fragmentsAreIndentedForTheirPlaceAndCloseWhatIsOpen() {
+        var xml = XMLWriter(fragmentAtDepth: 1)
+        xml.open("url")
+        xml.element("loc", text: "https://x/")
+        #expect(xml.finish() == "  <url>\n    <loc>https://x/</loc>\n  </url>\n")
+    }
+}
+
+@Suite struct JSONWriterTests {
+    @Test func writesMembersInOrderWithStableIndentation() {
+        let value = JSONValue.object([
+            ("b", .integer(-3)), ("a", .array([.bool(true), .null, .string("x")])), ("empty", .array([])),
+            ("nested", .object([])),
+        ])
+        #expect(JSONWriter.write(value) == """
+        {
+          "b": -3,
+          "a": [
+            true,
+            null,
+            "x"
+          ],
+          "empty": [],
+          "nested": {}
+        }
+
+        """)
+    }
+
+    @Test func escapesStrings() {
+        #expect(JSONWriter.quote("\"\\/\n\r\t\u{8}\u{C}\u{0}\u{1F}\u{7F}") == #""\"\\/\n\r\t\b\f\u0000\u001f\u007f""#)
+        #expect(JSONWriter.quote("a\u{2028}b\u{2029}c") == #""a\u2028b\u2029c""#)
+        #expect(JSONWriter.quote("</script><!-- & é 中 😀") == #""</script><!-- & é 中 😀""#)
+    }
+
+    @Test func scriptModeCannotCloseTheScriptElement() {
+        let text = JSONWriter.quote("</script><!--x--> & more", mode: .htmlScript)
+        #expect(text == #""\u003c/script\u003e\u003c!--x--\u003e \u0026 more""#)
+        #expect(!text.contains("<") && !text.contains(">") && !text.contains("&"))
+    }
+}
+
+@Suite struct FeedFormatTests {
+    @Test func rfc822KeepsTheWrittenOffsetAndNamesTheWeekday() throws {
+        let a = try Timestamp.parse("2026-11-29T08:55:00Z").get()
+        #expect(a.rfc822 == "Sun, 29 Nov 2026 08:55:00 +0000")
+        let b = try Timestamp.parse("2026-11-14T21:30:00-05:00").get()
+        #expect(b.rfc822 == "Sat, 14 Nov 2026 21:30:00 -0500")
+        let c = try Timestamp.parse("1969-12-31T23:59:59Z").get()
+        #expect(c.rfc822 == "Wed, 31 Dec 1969 23:59:59 +0000")
+        let d = try Timestamp.parse("2024-02-29T00:00:00+05:30").get()
+        #expect(d.rfc822 == "Thu, 29 Feb 2024 00:00:00 +0530")
+    }
+
+    @Test func entryIDsAreTagURIsThatEditsDoNotChange() throws {
+        var config = Fixtures.siteConfig()
+        let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
+        var story = try #require(Fixtures.parseStory(Fixtures.story).0)
+        let links = Permalinks(config: config, clock: clock)
+        let french = try #require(config.language(code: "fr"))
+        #expect(links.entryID(story, french) == "tag:news.example.com,2026-11-29:quake-off-coast/fr")
+        story.titles = LocalizedText(["en": "New title"])
+        story.updated = try Timestamp.parse("2026-12-01T10:00:00Z").get()
+        story.corrections = LocalizedText(["en": "Fixed a name."])
+        #expect(links.entryID(story, french) == "tag:news.example.com,2026-11-29:quake-off-coast/fr")
+        config.baseURL = "https://User@Example.ORG:8443/news/"
+        #expect(Permalinks(config: config, clock: clock).entryID(story, french) == "tag:example.org,2026-11-29:news/quake-off-coast/fr")
+        #expect(Permalinks(config: config, clock: clock).feed(.front, french, .atom) == "fr/atom.xml")
+        #expect(Permalinks(config: config, clock: clock).feed(.category(config.categories[0]), french, .json) == "fr/world/feed.json")
+    }
+}
+
+@Suite struct NewsSitemapTests {
+    static let now = Timestamp(secondsSinceEpoch: 1_795_964_400)   // 2026-11-29T15:00:00Z
+
+    static func entry(_ secondsBeforeNow: Double, _ name: String) -> NewsSitemapEntry {
+        NewsSitemapEntry(loc: "https://x/\(name)/", publicationName: "X", language: "zh-cn",
+                         published: Timestamp(secondsSinceEpoch: now.secondsSinceEpoch - secondsBeforeNow, offsetSeconds: 3600),
+                         title: name)
+    }
+
+    @Test func theWindowIsTheFortyEightHoursBeforeNowInclusive() {
+        #expect(NewsSitemap.isRecent(Self.entry(0, "now").published, now: Self.now))
+        #expect(NewsSitemap.isRecent(Self.entry(48 * 3600, "edge").published, now: Self.now))
+        #expect(!NewsSitemap.isRecent(Self.entry(48 * 3600 + 1, "old").published, now: Self.now))
+        #expect(!NewsSitemap.isRecent(Self.entry(-1, "future").published, now: Self.now))
+    }
+
+    @Test func keepsOnlyRecentEntriesNewestFirstWithTheirFirstPublicationDate() {
+        let files = NewsSitemap.files([Self.entry(3600, "b"), Self.entry(49 * 3600, "old"), Self.entry(60, "a"),
+                                       Self.entry(-60, "future")], now: Self.now)
+        #expect(files.map(\.path) == ["news-sitemap.xml"])
+        #expect(files[0].text == """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">
+          <url>
+            <loc>https://x/a/</loc>
+            <news:news>
+              <news:publication>
+                <news:name>X</news:name>
+                <news:language>zh-cn</news:language>
+              </news:publication>
+              <news:publication_date>2026-11-29T15:59:00+01:00</news:publication_date>
+              <news:title>a</news:title>
+            </news:news>
+          </url>
+          <url>
+            <loc>https://x/b/</loc>
+            <news:news>
+              <news:publication>
+                <news:name>X</news:name>
+                <news:language>zh-cn</news:language>
+              </news:publication>
+              <news:publication_date>2026-11-29T15:00:00+01:00</news:publication_date>
+              <news:title>b</news:title>
+            </news:news>
+          </url>
+        </urlset>
+
+        """)
+    }
+
+    @Test func anEmptyWindowStillWritesTheFirstFile() {
+        let files = NewsSitemap.files([Self.entry(72 * 3600, "old")], now: Self.now)
+        #expect(files.map(\.path) == ["news-sitemap.xml"])
+        #expect(!files[0].text.contains("<url>"))
+    }
+
+    @Test func moreThanAThousandAreSplitIntoFilesOfAtMostAThousand() {
+        let entries = (0..<2501).map { Self.entry(Double($0), "s\($0)") }
+        let files = NewsSitemap.files(entries, now: Self.now)
+        #expect(files.map(\.path) == ["news-sitemap.xml", "news-sitemap-2.xml", "news-sitemap-3.xml"])
+        let counts = files.map { $0.text.components(separatedBy: "<news:news>").count - 1 }
+        #expect(counts == [1000, 1000, 501])
+        #expect(files[0].text.contains("<loc>https://x/s0/</loc>"))
+        #expect(files[2].text.contains("<loc>https://x/s2500/</loc>"))
+    }
+
+    @Test func chineseUsesTheNewsSpellingFromTheLanguageTable() {
+        let config = Fixtures.siteConfig()
+        #expect(config.languages.map(\.newsLanguage) == ["en", "fr", "zh-cn"])
+        #expect(config.languages.map(\.ogLocale) == ["en_US", "fr_FR", "zh_CN"])
+        #expect(Language(code: "ar", name: "Arabic").direction == .rtl)
+        #expect(Language(code: "zh-Hant", name: "Cantonese").newsLanguage == "zh-tw")
+    }
+}
+
+@Suite struct SitemapTests {
+    static let config = Fixtures.siteConfig()
+    static let links = Permalinks(config: config, clock: ReaderClock(timeZone: "UTC", languages: config.languages))
+
+    static func entries(perLanguage: Int) -> [SitemapEntry] {
+        config.languages.flatMap { language in
+            (0..<perLanguage).map { index in
+                SitemapEntry(language: language, loc: "https://news.example.com/\(language.pathSegment)/\(index)/",
+                             lastModified: Timestamp(secondsSinceEpoch: Double(index) * 60),
+                             alternates: [(hreflang: language.code, href: "https://news.example.com/\(language.pathSegment)/\(index)/")])
+            }
+        }
+    }
+
+    @Test func oneFileWhileWithinTheLimits() {
+        let files = Sitemap.files(Self.entries(perLanguage: 1), languages: Self.config.languages, links: Self.links, maxURLs: 3)
+        #expect(files.map(\.path) == ["sitemap.xml"])
+        #expect(files[0].text.hasPrefix("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">
+          <url>
+            <loc>https://news.example.com/en/0/</loc>
+            <lastmod>1970-01-01T00:00:00Z</lastmod>
+            <xhtml:link rel="alternate" hreflang="en" href="https://news.example.com/en/0/"/>
+          </url>
+        """))
+    }
+
+    @Test func pastTheURLLimitAnIndexOfPerLanguageFilesSplitAgainWhenNeeded() {
+        let files = Sitemap.files(Self.entries(perLanguage: 3), languages: Self.config.languages, links: Self.links, maxURLs: 2)
+        #expect(files.map(\.path) == ["sitemap.xml", "sitemap-en.xml", "sitemap-en-2.xml", "sitemap-fr.xml", "sitemap-fr-2.xml",
+                                      "sitemap-zh-hans.xml", "sitemap-zh-hans-2.xml"])
+        #expect(files[0].text.contains("<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"))
+        #expect(files[0].text.contains("""
+            <loc>https://news.example.com/sitemap-fr-2.xml</loc>
+            <lastmod>1970-01-01T00:02:00Z</lastmod>
+        """))
+        #expect(files[1].text.components(separatedBy: "<url>").count - 1 == 2)
+        #expect(files[2].text.components(separatedBy: "<url>").count - 1 == 1)
+    }
+
+    @Test func pastTheByteLimitTooEvenWithFewURLs() {
+        let entries = Self.entries(perLanguage: 4)
+        let one = Sitemap.fragment(entries[0]).utf8.count
+        // Room for the header, footer and two entries per file.
+        let files = Sitemap.files(entries, languages: Self.config.languages, links: Self.links, maxURLs: 100, maxBytes: 200 + 2 * one + 10)
+        #expect(files.filter { $0.path.hasPrefix("sitemap-en") }.map(\.path) == ["sitemap-en.xml", "sitemap-en-2.xml"])
+        for file in files.dropFirst() { #expect(file.text.utf8.count <= 200 + 2 * one + 10) }
+    }
+}
+
+@Suite struct NewsArticleTests {
+    @Test func requiredPropertiesAndTheCorrection() throws {
+        let published = try Timestamp.parse("2026-11-29T14:05:00Z").get()
+        let modified = try Timestamp.parse("2026-11-29T15:40:00+01:00").get()
+        var article = NewsArticle(url: "https://x/en/a/", headline: "A </script> headline", description: "",
+                                  inLanguage: "en", published: published, modified: modified, authors: [],
+                                  image: nil, sections: ["World"], publisherName: "X News", publisherURL: "https://x/en/",
+                                  publisherLogo: nil, correction: (text: "Fixed.", date: modified))
+        let text = article.scriptText
+        #expect(text.contains(#""headline": "A \u003c/script\u003e headline""#))
+        #expect(text.contains(#""datePublished": "2026-11-29T14:05:00Z""#))
+        #expect(text.contains(#""dateModified": "2026-11-29T15:40:00+01:00""#))
+        // Without a byline the publisher is the author.
+        #expect(text.contains("""
+          "author": [
+            {
+              "@type": "NewsMediaOrganization",
+              "name": "X News",
+        """))
+        #expect(text.contains(#""@type": "CorrectionComment""#))
+        #expect(!text.contains("description"))
+        article.authors = ["Ana Ruiz", "Li Wei"]
+        article.sections = ["World", "Sports"]
+        article.image = "https://x/i.jpg"
+        let second = article.scriptText
+        #expect(second.contains(#""@type": "Person""#))
+        #expect(second.contains("\"articleSection\": [\n    \"World\",\n    \"Sports\"\n  ]"))
+        #expect(second.contains("\"image\": [\n    \"https://x/i.jpg\"\n  ]"))
+    }
+}
+
+@Suite struct StandardsConfigTests {
+    static func parse(_ extra: String) -> (SiteConfig?, [Diagnostic]) {
+        var diagnostics: [Diagnostic] = []
+        let config = SiteConfig.parse(Fixtures.config + "\n" + extra, path: "newsgen.yml", diagnostics: &diagnostics)
+        return (config, diagnostics)
+    }
+
+    @Test func defaults() throws {
+        let config = try #require(Self.parse("").0)
+        #expect(config.feeds == FeedSettings(items: 50, content: .full))
+        #expect(config.sitemaps.maxURLs == 50_000)
+        #expect(config.publisher.logo == nil)
+        #expect(config.publisherName(try #require(config.language(code: "fr"))) == "Les Nouvelles")
+    }
+
+    @Test func readsFeedsPublisherAndSitemaps() throws {
+        let config = try #require(Self.parse("""
+        feeds: { items: 5, content: summary }
+        publisher: { name: { en: Example News Ltd, fr: Les Nouvelles SA }, logo: /static/logo.png }
+        sitemaps: { max_urls: 100 }
+        """).0)
+        #expect(config.feeds == FeedSettings(items: 5, content: .summary))
+        #expect(config.publisher.logo == "/static/logo.png")
+        #expect(config.publisherName(try #require(config.language(code: "fr"))) == "Les Nouvelles SA")
+        #expect(config.publisherName(try #require(config.language(code: "zh-Hans"))) == "Example News Ltd")
+        #expect(config.sitemaps.maxURLs == 100)
+    }
+
+    @Test func reportsMistakesWithLocationsAndSuggestions() {
+        let (config, diagnostics) = Self.parse("""
+        feeds: { itmes: 5, content: everything }
+        publisher: { logo: logo.png }
+        sitemaps: { max_urls: 60000 }
+        feed: {}
+        """)
+        #expect(config == nil)
+        let messages = diagnostics.map(\.description)
+        #expect(messages.contains { $0.contains("newsgen.yml:17:10: error: unknown key \"itmes\"") && $0.contains("did you mean \"items\"?") })
+        #expect(messages.contains { $0.contains("newsgen.yml:17:29: error: feeds.content must be full or summary, found \"everything\"") })
+        #expect(messages.contains { $0.contains("newsgen.yml:18:20: error: publisher.logo must be a site path starting with / or an http(s) URL") })
+        #expect(messages.contains { $0.contains("newsgen.yml:19:23: error: sitemaps.max_urls must be a whole number from 1 to 50000") })
+        #expect(messages.contains { $0.contains("newsgen.yml:20:1: error: unknown key \"feed\"") && $0.contains("did you mean \"feeds\"?") })
+    }
+
+    @Test func aCorrectedStoryIsFlaggedAndItsLastModificationIsTheUpdate() throws {
+        let plain = try #require(Fixtures.parseStory(Fixtures.story).0)
+        #expect(!plain.hasCorrection)
+        let corrected = try #require(Fixtures.parseStory(Fixtures.story.replacingOccurrences(
+            of: "breaking: true\n", with: "breaking: true\ncorrection: { fr: \"Le bilan était erroné.\" }\n")).0)
+        #expect(corrected.hasCorrection)
+        #expect(corrected.lastModified.rfc3339 == "2026-11-29T15:40:00+01:00")
+        #expect(corrected.lastModified > corrected.published)
+    }
+}
