@@ -39,8 +39,8 @@ let package = Package(
         .testTarget(name: "SigningTests", dependencies: ["Signing"]),
         .testTarget(name: "SiteTests", dependencies: ["Site", "TestSupport"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["CLI", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["CLI", "TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

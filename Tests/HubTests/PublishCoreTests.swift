@@ -1,0 +1,233 @@
+import Foundation
+import HTTP
+import Synchronization
+import Testing
+@testable import Hub
+@testable import Site
+import TestSupport
+
+/// Planner, ledger, connection and publisher, in process, without a network.
+@Suite struct PublishCoreTests {
+    static let config = """
+    title: News
+    base_url: https://news.example.com/
+    languages:
+      - code: en
+        name: English
+      - code: fr
+        name: French
+      - code: ar
+        name: Arabic
+    categories:
+      - name: World
+      - name: Politics
+    push:
+      hub: news
+    """
+
+    static func edition(_ stories: [String: String], config: String = config) throws -> (Edition, TemporarySite) {
+        var files = stories
+        files["newsgen.yml"] = config
+        let site = try TemporarySite(files: files)
+        return (try Edition.load(directory: site.path), site)
+    }
+
+    static let now = Timestamp(secondsSinceEpoch: 1_795_964_400)  // 2026-11-29T15:00:00Z
+
+    static let tricky = """
+    ---
+    category: [World, Politics]
+    published: 2026-11-29T14:00:00Z
+    breaking: true
+    title:
+      en: "He said \\"stop\\" \\\\ then 🚨 left"
+      ar: "عاجل: زلزال قوي"
+    push:
+      text: { fr: "Alerte : « séisme » 地震" }
+    ---
+    Body.
+    """
+
+    func notification(_ entries: [PlanEntry]) -> Hub.Notification? {
+        for entry in entries { if case .send(let n) = entry { return n } }
+        return nil
+    }
+
+    @Test func bodyEncodingKeepsQuotesBackslashesEmojiCJKAndRTL() throws {
+        let (edition, _site) = try Self.edition(["content/a.md": Self.tricky])
+        _ = _site
+        let entries = NotificationPlanner(edition: edition, now: Self.now, sent: [:]).plan()
+        let n = try #require(notification(entries))
+        #expect(n.tags.headerValue == "World || Politics")
+        let decoded = try JSONSerialization.jsonObject(with: Data(n.body)) as? [String: String]
+        #expect(decoded?["News_English"] == "He said \"stop\" \\ then 🚨 left")
+        #expect(decoded?["News_French"] == "Alerte : « séisme » 地震")
+        #expect(decoded?["News_Arabic"] == "عاجل: زلزال قوي")
+        #expect(decoded?["messageParam"] == "He said \"stop\" \\ then 🚨 left")
+        #expect(decoded?["categories"] == "World,Politics")
+        #expect(decoded?["Url_French"] == "https://news.example.com/fr/2026/11/29/a/")
+        // Deterministic bytes: keys sorted, compact, slashes unescaped.
+        let text = String(decoding: n.body, as: UTF8.self)
+        #expect(text.hasPrefix(#"{"News_Arabic":"عاجل: زلزال قوي","News_English":"He said \"stop\" \\ then 🚨 left""#))
+        #expect(text.contains(#""url":"https://news.example.com/en/2026/11/29/a/""#))
+        #expect(n.filledLanguages.isEmpty)
+    }
+
+    @Test func skipsWithReasons() throws {
+        let story = { (extra: String, published: String) in
+            "---\ncategory: World\npublished: \(published)\nbreaking: true\ntitle: T\n\(extra)---\nB\n"
+        }
+        let (edition, site) = try Self.edition([
+            "content/draft.md": story("draft: true\n", "2026-11-29T14:00:00Z"),
+            "content/future.md": story("", "2026-11-29T16:00:00Z"),
+            "content/old.md": story("", "2026-11-29T08:59:00Z"),
+            "content/fresh.md": story("", "2026-11-29T09:01:00Z"),
+            "content/corrected.md": story("updated: 2026-11-29T14:30:00Z\ncorrection: Fixed a name.\n", "2026-11-29T14:00:00Z"),
+            "content/calm.md": "---\ncategory: World\npublished: 2026-11-29T14:00:00Z\ntitle: T\n---\nB\n",
+        ])
+        _ = site
+        let sent = ["fresh:1": LedgerRecord(storyId: "fresh", revision: 1, sentAt: "2026-11-29T09:02:00Z", tags: "World", bodySHA256: "")]
+        let entries = NotificationPlanner(edition: edition, now: Self.now, sent: sent).plan()
+        let reasons = Dictionary(uniqueKeysWithValues: entries.compactMap { entry -> (String, String)? in
+            if case .skip(let story, let reason) = entry { return (story.id, reason) }
+            return nil
+        })
+        #expect(reasons["draft"] == "draft")
+        #expect(reasons["future"] == "scheduled for 2026-11-29T16:00:00Z; not published yet")
+        #expect(reasons["old"] == "published 6 h 1 min ago, older than push.max_age (6 h); never announced late")
+        #expect(reasons["fresh"] == "already sent (revision 1) at 2026-11-29T09:02:00Z")
+        #expect(reasons["corrected"] == "has a correction; corrections are not announced")
+        #expect(entries.count == 5)  // calm is not breaking: not a candidate at all
+        // Oldest first, so the newest alert arrives last.
+        #expect(entries.map(\.story.id) == ["old", "fresh", "corrected", "draft", "future"])
+    }
+
+    @Test func missingTextIsFilledOrFails() throws {
+        let story = "---\ncategory: World\npublished: 2026-11-29T14:00:00Z\nbreaking: true\ntitle: Only English\n---\nB\n"
+        let (edition, site) = try Self.edition(["content/s.md": story])
+        _ = site
+        let n = try #require(notification(NotificationPlanner(edition: edition, now: Self.now, sent: [:]).plan()))
+        #expect(n.properties["News_French"] == "Only English")
+        #expect(n.filledLanguages.map(\.code) == ["fr", "ar"])
+        let (strict, site2) = try Self.edition(["content/s.md": story], config: Self.config + "\n  missing_text: fail\n")
+        _ = site2
+        let entries = NotificationPlanner(edition: strict, now: Self.now, sent: [:]).plan()
+        guard case .fail(_, let reason) = entries[0] else { Issue.record("expected a failure"); return }
+        #expect(reason == "no fr text (title or push.text) and push.missing_text is fail")
+    }
+
+    @Test func ledgerIsDurableLockedAndRefusesDamage() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("sub/push-ledger.json").path
+        let record = LedgerRecord(storyId: "a", revision: 2, sentAt: "2026-11-29T15:00:00Z", tags: "World",
+                                  bodySHA256: Ledger.hexSHA256(Array("{}".utf8)), hubNotificationId: "n1", trackingId: "t1")
+        try holdingTheLock(path, record)
+        #expect(record.bodySHA256 == "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a")
+        #expect(try Ledger.openForSending(path: path).all == [record])
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try Ledger.read(path: path)
+            Issue.record("a damaged ledger must be refused")
+        } catch {
+            #expect(error.message.contains("is damaged"))
+            #expect(error.message.contains("nothing was sent"))
+        }
+    }
+
+    func holdingTheLock(_ path: String, _ record: LedgerRecord) throws {
+        let ledger = try Ledger.openForSending(path: path)
+        try ledger.append(record)
+        // Another reader sees it at once (it is on disk), while the lock is still held.
+        #expect(try Ledger.read(path: path).byKey["a:2"] == record)
+        #expect(!FileManager.default.fileExists(atPath: path + ".tmp"))
+        do {
+            _ = try Ledger.openForSending(path: path)
+            Issue.record("a second publish must not get the lock")
+        } catch {
+            #expect(error.message.hasPrefix("another newsgen publish is using the ledger"))
+        }
+    }
+
+    @Test func connectionFromTheEnvironment() throws {
+        let base = ["NEWSGEN_HUB_CONNECTION_STRING": "SharedAccessKey=abc=;Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Full"]
+        let connection = try HubConnection.resolve(environment: base, configuredHub: "news")
+        #expect(connection.messagesURL == "https://ns.servicebus.windows.net/news/messages?api-version=2020-06")
+        #expect(connection.authorization(now: 1_700_000_000).hasPrefix("SharedAccessSignature sr=https%3a%2f%2fns.servicebus.windows.net%2fnews&sig="))
+        #expect(connection.authorization(now: 1_700_000_000).hasSuffix("&se=1700000300&skn=Full"))
+        #expect(connection.redactedAuthorization(now: 1).contains("&sig=<redacted>&"))
+        #expect(!connection.description.contains("abc"))
+        var env = base
+        env["NEWSGEN_HUB_NAME"] = "other"
+        env["NEWSGEN_HUB_ENDPOINT"] = "http://127.0.0.1:9/"
+        let local = try HubConnection.resolve(environment: env, configuredHub: "news")
+        #expect(local.messagesURL == "http://127.0.0.1:9/other/messages?api-version=2020-06")
+        env["NEWSGEN_HUB_ENDPOINT"] = "http://hub.example.com/"
+        #expect(throws: HubConfigurationError.self) { try HubConnection.resolve(environment: env, configuredHub: nil) }
+        #expect(throws: HubConfigurationError.self) { try HubConnection.resolve(environment: [:], configuredHub: "news") }
+        #expect(throws: HubConfigurationError.self) {
+            try HubConnection.resolve(environment: ["NEWSGEN_HUB_CONNECTION_STRING": "Endpoint=sb://ns/;SharedAccessKeyName=a;SharedAccessKey=b"], configuredHub: nil)
+        }
+    }
+
+    /// A transport that answers from a script and records what it was asked.
+    final class ScriptedTransport: HTTPTransport {
+        let script: Mutex<[Result<HTTPResponse, HTTPError>]>
+        let seen = Mutex<[HTTPRequest]>([])
+        init(_ script: [Result<HTTPResponse, HTTPError>]) { self.script = Mutex(script) }
+        func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
+            seen.withLock { $0.append(request) }
+            let next = script.withLock { $0.isEmpty ? .success(HTTPResponse(status: 201)) : $0.removeFirst() }
+            return try next.get()
+        }
+    }
+
+    final class SleepLog: Sendable {
+        let values = Mutex<[Double]>([])
+        func withLock<T>(_ body: (inout [Double]) -> T) -> T { values.withLock { body(&$0) } }
+    }
+
+    func publisher(_ transport: ScriptedTransport, ledger: Ledger, sleeps: SleepLog) -> Publisher {
+        var publisher = Publisher(connection: HubConnection(baseURL: "https://ns.example/", hubName: "news", keyName: "Full", key: "k"),
+                                  transport: transport, ledger: ledger, policy: RetryPolicy(maxAttempts: 4),
+                                  concurrency: 2, liveCheck: nil)
+        publisher.sleep = { seconds in sleeps.withLock { $0.append(seconds) } }
+        publisher.jitter = { 0.5 }
+        publisher.clock = { 1_795_964_400 }
+        return publisher
+    }
+
+    @Test func retriesOnTheScheduleAndRecordsOnlyAcceptedSends() async throws {
+        let (edition, site) = try Self.edition(["content/a.md": Self.tricky])
+        let n = try #require(notification(NotificationPlanner(edition: edition, now: Self.now, sent: [:]).plan()))
+        let ledger = try Ledger.openForSending(path: site.path + "/.newsgen/push-ledger.json")
+        let sleeps = SleepLog()
+        let transport = ScriptedTransport([
+            .success(HTTPResponse(status: 429, headers: [HTTPHeader("Retry-After", "7")])),
+            .failure(HTTPError(kind: .connectionLost, message: "127.0.0.1:1: connection reset")),
+            .success(HTTPResponse(status: 503)),
+            .success(HTTPResponse(status: 201, headers: [HTTPHeader("Location", "https://ns.example/news/messages/abc-123?api-version=2020-06"), HTTPHeader("TrackingId", "t-9")])),
+        ])
+        let results = await publisher(transport, ledger: ledger, sleeps: sleeps).publish([n])
+        guard case .sent(let record, let attempts)? = results[n.story.id] else { Issue.record("not sent: \(String(describing: results))"); return }
+        #expect(attempts == 4)
+        #expect(record.hubNotificationId == "abc-123")
+        #expect(record.trackingId == "t-9")
+        #expect(record.tags == "World || Politics")
+        #expect(sleeps.withLock { $0 } == [7, 1.5, 3])  // Retry-After, then 2 s × 0.75, 4 s × 0.75
+        #expect(ledger.byKey["a:1"] == record)
+        let requests = transport.seen.withLock { $0 }
+        #expect(requests.count == 4)
+        #expect(Set(requests.map { $0.body }).count == 1)  // the same body on every attempt
+        #expect(requests[0].headers.contains(HTTPHeader("ServiceBusNotification-Tags", "World || Politics")))
+        #expect(requests[0].url == "https://ns.example/news/messages?api-version=2020-06")
+
+        let refused = ScriptedTransport([.success(HTTPResponse(status: 403, headers: [HTTPHeader("TrackingId", "t-1")]))])
+        let other = try Ledger.openForSending(path: site.path + "/other.json")
+        let outcome = await publisher(refused, ledger: other, sleeps: sleeps).publish([n])
+        guard case .failed(let reason, let tries)? = outcome[n.story.id] else { Issue.record("expected failure"); return }
+        #expect(tries == 1)
+        #expect(reason == "HTTP 403 (tracking id t-1): this key cannot send; use a key with the Send right (the apps' Listen key must never be used here)")
+        #expect(other.all.isEmpty)
+    }
+}
