@@ -30,7 +30,7 @@ public struct PushSettings: Sendable, Hashable {
     public var attempts = 4
     public var connectTimeout: Double = 10
     public var timeout: Double = 30
-    public var concurrency = 4
+    public var concurrency = 8
     /// How long `--check-live` waits for a story URL to answer 200.
     public var liveWait: Double = 300
 }
