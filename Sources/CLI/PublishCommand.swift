@@ -17,7 +17,7 @@ enum PublishCommand {
         if let extra = parsed.positional.first { throw UsageError(message: "unexpected argument '\(extra)'", command: "publish") }
         var liveWait: Double?
         if let text = parsed.options["--live-wait"] {
-            guard let seconds = parseDuration(text) else {
+            guard let seconds = DurationText.seconds(text) else {
                 throw UsageError(message: "--live-wait needs a duration such as 90s or 5m, found '\(text)'", command: "publish")
             }
             liveWait = seconds
@@ -104,23 +104,6 @@ enum PublishCommand {
                                    ledgerPath: ledgerPath, connection: connection, connectionNote: connectionNote)
         console.out(json ? report.json() : report.text())
         return report.hasFailures ? ExitCode.failure : ExitCode.success
-    }
-
-    static func parseDuration(_ text: String) -> Double? {
-        var total = 0.0, number = ""
-        for character in text {
-            if character.isNumber || character == "." { number.append(character); continue }
-            guard let value = Double(number) else { return nil }
-            switch character {
-            case "h": total += value * 3600
-            case "m": total += value * 60
-            case "s": total += value
-            default: return nil
-            }
-            number = ""
-        }
-        if !number.isEmpty { guard let value = Double(number) else { return nil }; total += value }
-        return total
     }
 }
 

@@ -316,6 +316,22 @@ import TestSupport
         #expect(try hub.sends().contains { (($0["body"] as? String) ?? "").contains("\(base)fr/2026/11/29/quake/") })
     }
 
+    @Test func aPayloadOverFourKilobytesIsAnErrorWithOrWithoutDryRun() throws {
+        let hub = try HubDouble(installations: Self.phones)
+        let site = try Self.site()
+        let long = String(repeating: "Très long texte d’alerte. ", count: 200)
+        try site.write("content/world/quake.md", Self.stories["content/world/quake.md"]!
+            .replacingOccurrences(of: "breaking: true", with: "breaking: true\npush:\n  text: { fr: \"\(long)\" }"))
+        for arguments in [["--dry-run"], []] {
+            let result = try publish(site, hub, arguments)
+            #expect(result.status == 1)
+            #expect(result.standardOutput.contains("FAILED  quake-off-coast: the payload for ios-french ("), "\(result.standardOutput)")
+            #expect(result.standardOutput.contains("bytes) is over the 4096-byte platform limit; shorten the push text; not sent"))
+        }
+        // Only the other story went out.
+        #expect(try hub.sends().count == 1)
+    }
+
     @Test func missingTextFailsWhenConfiguredTo() throws {
         let hub = try HubDouble(installations: Self.phones)
         let site = try Self.site(extraConfig: "\n  missing_text: fail\n")
