@@ -76,7 +76,7 @@ public enum CLI {
 enum BuildCommand {
     static func run(_ arguments: [String], environment: [String: String], console: Console, writes: Bool) throws(UsageError) -> Int32 {
         let name = writes ? "build" : "check"
-        let flags = writes ? ["--drafts", "--future", "--quiet", "--help"] : ["--drafts", "--future", "--help"]
+        let flags = writes ? ["--drafts", "--future", "--quiet", "--clean", "--help"] : ["--drafts", "--future", "--help"]
         let options = writes ? ["--output", "--base-url", "--site"] : ["--site", "--base-url"]
         let parsed = try ParsedArguments(arguments, command: name, flags: flags, options: options)
         if parsed.flags.contains("--help") {
@@ -94,7 +94,9 @@ enum BuildCommand {
         }
         let edition: Edition
         do throws(SiteError) {
-            edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"])
+            let cache: Edition.CacheMode = !writes ? .read : parsed.flags.contains("--clean") ? .rebuild : .readWrite
+            edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"],
+                                       cache: cache)
         } catch {
             return report(error, console: console)
         }
@@ -114,7 +116,8 @@ enum BuildCommand {
             }
         }
         do throws(SiteError) {
-            let report = try SiteBuilder.build(edition, options: BuildOptions(output: parsed.options["--output"], filter: filter),
+            let report = try SiteBuilder.build(edition, options: BuildOptions(output: parsed.options["--output"], filter: filter,
+                                                                                   clean: parsed.flags.contains("--clean")),
                                                progress: progress)
             if interactive { StandardConsole().progress("") }
             let seconds = monotonicSeconds() - started

@@ -33,11 +33,17 @@ enum Help {
         Only files whose bytes changed are rewritten; files that no longer belong to the site are removed.
         All content and template errors are reported before anything is written.
 
-        USAGE: newsgen build [--drafts] [--future] [--output <dir>] [--base-url <url>] [--site <dir>] [--quiet]
+        Builds are incremental: the build cache in .newsgen/ in the site folder lets the next build skip
+        unchanged story files and every page whose inputs did not change. A missing, corrupted or outdated
+        cache means a full build.
+
+        USAGE: newsgen build [--drafts] [--future] [--clean] [--output <dir>] [--base-url <url>] [--site <dir>] [--quiet]
 
         OPTIONS:
           --drafts                Include stories marked draft: true.
           --future                Include stories whose published date is still to come.
+          --clean                 Ignore the build cache: read every story and render every page (files whose
+                                  bytes are unchanged are still not rewritten), then write a new cache.
           --output <dir>          Output folder (default: site/ in the site folder).
           --base-url <url>        Override base_url (e.g. for a preview deployment).
           --site <dir>            The site folder (default: the current folder).

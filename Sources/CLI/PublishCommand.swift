@@ -32,7 +32,8 @@ enum PublishCommand {
         }
         let edition: Edition
         do {
-            edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"])
+            edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"],
+                                       cache: dryRun ? .read : .readWrite)   // a dry run writes nothing
         } catch {
             console.err(error.description)
             return ExitCode.failure
@@ -101,7 +102,8 @@ enum PublishCommand {
         }
 
         let report = PublishReport(entries: entries, previews: previews, results: results, dryRun: dryRun, now: now,
-                                   ledgerPath: ledgerPath, connection: connection, connectionNote: connectionNote)
+                                   ledgerPath: ledgerPath, connection: connection, connectionNote: connectionNote,
+                                   defaultLanguage: edition.config.defaultLanguage)
         console.out(json ? report.json() : report.text())
         return report.hasFailures ? ExitCode.failure : ExitCode.success
     }

@@ -14,6 +14,8 @@ struct PublishReport {
     var ledgerPath: String
     var connection: HubConnection?
     var connectionNote: String?
+    /// The language whose text fills in for languages without one.
+    var defaultLanguage: Language
 
     enum Outcome { case wouldSend, sent, skipped, failed }
 
@@ -48,10 +50,10 @@ struct PublishReport {
         ]
     }
 
-    func filledNote(_ notification: Hub.Notification, defaultLanguage: String) -> String? {
+    func filledNote(_ notification: Hub.Notification) -> String? {
         guard !notification.filledLanguages.isEmpty else { return nil }
         let names = notification.filledLanguages.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")
-        return "no text in \(names): those devices get the \(defaultLanguage) text"
+        return "no text in \(names): those devices get the \(defaultLanguage.name) text"
     }
 
     // MARK: text
@@ -85,7 +87,7 @@ struct PublishReport {
                         ids.append(attempts == 1 ? "1 attempt" : "\(attempts) attempts")
                         text += ": " + ids.joined(separator: ", ")
                         lines.append(text)
-                        if let note = filledNote(notification, defaultLanguage: defaultName(notification)) {
+                        if let note = filledNote(notification) {
                             lines.append("  note: \(note)")
                         }
                     case .failed(let reason, let attempts)?:
@@ -106,14 +108,9 @@ struct PublishReport {
         return lines.joined(separator: "\n")
     }
 
-    func defaultName(_ notification: Hub.Notification) -> String {
-        let filled = Set(notification.filledLanguages.map(\.code))
-        return notification.pageURLs.first { !filled.contains($0.language.code) }?.language.name ?? "default-language"
-    }
-
     func detail(_ notification: Hub.Notification) -> [String] {
         var lines: [String] = []
-        if let note = filledNote(notification, defaultLanguage: defaultName(notification)) { lines.append("note: \(note)") }
+        if let note = filledNote(notification) { lines.append("note: \(note)") }
         lines.append("POST \(requestURL)")
         for (name, value) in headers(notification) { lines.append("\(name): \(value)") }
         lines.append("body (\(notification.body.count) bytes):")

@@ -10,13 +10,30 @@ public struct Edition: Sendable {
     public let theme: Theme
     /// Every story, newest first (ties broken by id so that order is stable).
     public let stories: [Story]
+    /// A hash of everything besides the stories that the pages are built from: the newsgen binary, the config
+    /// file, the effective base URL and every file of the theme. Part of every output's fingerprint.
+    public let fingerprint: UInt64
 
     public static let configFile = "newsgen.yml"
     public static let contentFolder = "content"
     public static let templatesFolder = "templates"
 
+    /// How `load` uses the story cache (`.newsgen/story-cache` in the site folder).
+    public enum CacheMode: Sendable, Hashable {
+        /// Read and parse every story; neither read nor write the cache.
+        case off
+        /// Take unchanged stories from the cache; never write it (`newsgen check`).
+        case read
+        /// Take unchanged stories from the cache and save it when something changed.
+        case readWrite
+        /// Ignore the cache, parse every story and write a new cache (`newsgen build --clean`).
+        case rebuild
+    }
+
     /// Loads the site in `directory`. Collects every problem of every file before throwing.
-    public static func load(directory: String, baseURLOverride: String? = nil) throws(SiteError) -> Edition {
+    /// With a cache mode other than `.off`, stories whose files did not change come from the cache, without
+    /// their bodies (`Story.bodiesLoaded` is false); their problems were none when they were cached.
+    public static func load(directory: String, baseURLOverride: String? = nil, cache: CacheMode = .off) throws(SiteError) -> Edition {
         let root = FileSystem.absolute(directory)
         var diagnostics: [Diagnostic] = []
 
@@ -25,8 +42,10 @@ public struct Edition: Sendable {
             throw SiteError([Diagnostic(path: configFile, message: "no newsgen.yml here (\(root)); run newsgen in a site folder or pass --site DIR")])
         }
         var config: SiteConfig?
+        var configBytes: [UInt8] = []
         switch Result(catching: { () throws(FileSystem.Failure) in try FileSystem.read(configPath) }) {
         case .success(let bytes):
+            configBytes = bytes
             if let text = String(validating: bytes, as: UTF8.self) {
                 config = SiteConfig.parse(text, path: configFile, diagnostics: &diagnostics)
             } else {
@@ -46,46 +65,97 @@ public struct Edition: Sendable {
 
         let theme = Theme.load(directory: root + "/" + templatesFolder, displayPath: templatesFolder,
                                config: config, diagnostics: &diagnostics)
-        let stories = loadStories(root: root, config: config, diagnostics: &diagnostics)
+        let stories = loadStories(root: root, config: config, cache: cache, cacheKey: StoryCache.key(configBytes: configBytes),
+                                  diagnostics: &diagnostics)
         diagnostics += crossCheck(stories)
         guard diagnostics.isEmpty, let theme else { throw SiteError(diagnostics) }
-        return Edition(directory: root, config: config, theme: theme, stories: stories)
+        var digest = Digest()
+        digest.add(BuildCache.executableIdentity)
+        digest.add(configBytes)
+        digest.add(config.baseURL)
+        let templates = root + "/" + templatesFolder
+        for file in FileSystem.files(under: templates) {
+            digest.add(file)
+            digest.add((try? FileSystem.read(templates + "/" + file)) ?? [0xFF, 0xFE])
+        }
+        return Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value)
     }
 
-    private static func loadStories(root: String, config: SiteConfig, diagnostics: inout [Diagnostic]) -> [Story] {
+    /// The story with its bodies: itself when they are loaded, otherwise read again from its file, which
+    /// must still hold the bytes the story was cached from.
+    func withBodies(_ story: Story) throws(FileSystem.Failure) -> Story {
+        if story.bodiesLoaded { return story }
+        let path = directory + "/" + story.sourcePath
+        let bytes = try FileSystem.read(path)
+        let name = String(story.sourcePath.split(separator: "/").last ?? Substring(story.sourcePath))
+        guard Digest.of(bytes) == story.contentHash,
+              let parsed = StoryParser(config: config).parse(bytes: bytes, path: story.sourcePath, fileName: name).0 else {
+            throw FileSystem.Failure(path: story.sourcePath, reason: "the file changed while the site was being built; run the build again")
+        }
+        var loaded = story
+        loaded.bodies = parsed.bodies
+        loaded.bodiesLoaded = true
+        return loaded
+    }
+
+    private static func loadStories(root: String, config: SiteConfig, cache: CacheMode, cacheKey: UInt64,
+                                    diagnostics: inout [Diagnostic]) -> [Story] {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
             return []
         }
         // Hidden .md files are included on purpose: `.draft.md` would otherwise vanish silently; its slug is refused with a message.
-        let files = FileSystem.files(under: contentDirectory, includeHidden: true).filter {
-            $0.hasSuffix(".md") && !$0.split(separator: "/").dropLast().contains { $0.hasPrefix(".") }
+        let listed = FileSystem.stampedFiles(under: contentDirectory, includeHidden: true).filter {
+            $0.path.hasSuffix(".md") && !$0.path.split(separator: "/").dropLast().contains { $0.hasPrefix(".") }
         }
+        let cached = (cache == .read || cache == .readWrite)
+            ? StoryCache.load(site: root, key: cacheKey, config: config) : [:]
         let parser = StoryParser(config: config)
-        let results = Mutex<[(Int, Story?, [Diagnostic])]>([])
+        // (index, story, problems, whether the file was read)
+        let results = Mutex<[(Int, Story?, [Diagnostic], Bool)]>([])
         let chunk = 64
-        DispatchQueue.concurrentPerform(iterations: (files.count + chunk - 1) / chunk) { block in
-            var local: [(Int, Story?, [Diagnostic])] = []
-            for index in block * chunk..<min(files.count, (block + 1) * chunk) {
-                let file = files[index]
+        DispatchQueue.concurrentPerform(iterations: (listed.count + chunk - 1) / chunk) { block in
+            var local: [(Int, Story?, [Diagnostic], Bool)] = []
+            for index in block * chunk..<min(listed.count, (block + 1) * chunk) {
+                let (file, stamp) = listed[index]
                 let path = contentFolder + "/" + file
+                let entry = cached[file]
+                if let entry, entry.trusted, entry.stamp == stamp, entry.story.sourcePath == path {
+                    local.append((index, entry.story, [], false))
+                    continue
+                }
                 let name = String(file.split(separator: "/").last ?? Substring(file))
                 switch Result(catching: { () throws(FileSystem.Failure) in try FileSystem.read(contentDirectory + "/" + file) }) {
                 case .success(let bytes):
-                    let (story, problems) = parser.parse(bytes: bytes, path: path, fileName: name)
-                    local.append((index, story, problems))
+                    let hash = Digest.of(bytes)
+                    if let entry, entry.story.contentHash == hash, entry.story.sourcePath == path {
+                        local.append((index, entry.story, [], true))
+                        continue
+                    }
+                    var (story, problems) = parser.parse(bytes: bytes, path: path, fileName: name)
+                    story?.contentHash = hash
+                    local.append((index, story, problems, true))
                 case .failure(let error):
-                    local.append((index, nil, [Diagnostic(path: path, message: "cannot read: \(error.reason)")]))
+                    local.append((index, nil, [Diagnostic(path: path, message: "cannot read: \(error.reason)")], true))
                 }
             }
             results.withLock { $0 += local }
         }
         let ordered = results.withLock { $0 }.sorted { $0.0 < $1.0 }
         var stories: [Story] = []
-        for (_, story, problems) in ordered {
+        var anyRead = false
+        var keep: [(file: String, stamp: FileStamp, story: Story)] = []
+        for (index, story, problems, read) in ordered {
             diagnostics += problems
-            if let story { stories.append(story) }
+            anyRead = anyRead || read
+            if let story {
+                stories.append(story)
+                keep.append((listed[index].path, listed[index].stamp, story))
+            }
+        }
+        if cache == .rebuild || (cache == .readWrite && (anyRead || keep.count != cached.count)) {
+            StoryCache.save(site: root, key: cacheKey, entries: keep)
         }
         return stories.sorted(by: newestFirst)
     }

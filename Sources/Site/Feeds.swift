@@ -199,7 +199,7 @@ extension PageContext {
     }
 
     func feed(_ scope: FeedScope, _ language: Language, stories: [Story], now: Timestamp,
-              options: MarkdownOptions) -> Feed {
+              options: MarkdownOptions) throws(FileSystem.Failure) -> Feed {
         let siteTitle = config.title[code: language.code] ?? config.title[code: config.defaultLanguage.code] ?? ""
         let title: String, home: String
         switch scope {
@@ -210,7 +210,10 @@ extension PageContext {
             title = category.title(in: language) + " · " + siteTitle
             home = links.category(category, language)
         }
-        let entries = feedStories(scope, language, from: stories).map { feedEntry($0, language, options: options) }
+        var entries: [FeedEntry] = []
+        for story in feedStories(scope, language, from: stories) {
+            entries.append(feedEntry(try edition.withBodies(story), language, options: options))
+        }
         var urls: [FeedFormat: String] = [:]
         for format in FeedFormat.allCases { urls[format] = links.absolute(links.feed(scope, language, format)) }
         // An empty feed still needs a date: the site's newest change, so that rebuilds stay byte-identical.

@@ -43,29 +43,47 @@ enum FileSystem {
 
     /// Regular files under `directory`, as paths relative to it, sorted; hidden entries skipped.
     static func files(under directory: String, includeHidden: Bool = false) -> [String] {
-        var result: [String] = []
+        walk(directory, includeHidden: includeHidden, stamps: false).map(\.path)
+    }
+
+    /// Like `files(under:)`, with each file's size, modification time and inode (from the same `lstat`).
+    static func stampedFiles(under directory: String, includeHidden: Bool = false) -> [(path: String, stamp: FileStamp)] {
+        walk(directory, includeHidden: includeHidden, stamps: true)
+    }
+
+    /// Without `stamps`, the entry type from `readdir` is trusted and `lstat` is only called when it is unknown.
+    private static func walk(_ directory: String, includeHidden: Bool, stamps: Bool) -> [(path: String, stamp: FileStamp)] {
+        var result: [(path: String, stamp: FileStamp)] = []
+        let none = FileStamp(size: 0, modified: 0, inode: 0)
         func walk(_ relative: String) {
             let absolute = relative.isEmpty ? directory : directory + "/" + relative
             guard let dir = opendir(absolute) else { return }
             defer { closedir(dir) }
             while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+                let name = withUnsafeMutablePointer(to: &entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
                 }
                 if name == "." || name == ".." { continue }
                 if !includeHidden && name.hasPrefix(".") { continue }
                 let child = relative.isEmpty ? name : relative + "/" + name
+                if !stamps {
+                    let type = entry.pointee.d_type
+                    if type == UInt8(DT_DIR) { walk(child); continue }
+                    if type == UInt8(DT_REG) { result.append((child, none)); continue }
+                    if type != UInt8(DT_UNKNOWN) { continue }
+                }
                 var info = stat()
-                guard lstat(directory + "/" + child, &info) == 0 else { continue }
+                // Relative to the open folder: the kernel does not walk the whole path again for every file.
+                guard fstatat(dirfd(dir), &entry.pointee.d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
                 switch info.st_mode & S_IFMT {
                 case S_IFDIR: walk(child)
-                case S_IFREG: result.append(child)
+                case S_IFREG: result.append((child, FileStamp(info)))
                 default: continue
                 }
             }
         }
         walk("")
-        return result.sorted()
+        return result.sorted { $0.path < $1.path }
     }
 
     static func createDirectories(_ path: String) throws(Failure) {

@@ -14,6 +14,8 @@ final class OutputWriter: Sendable {
         var written = 0
         var unchanged = 0
         var removed = 0
+        /// The files that were written (relative paths).
+        var writtenFiles: Set<String> = []
     }
 
     let directory: String
@@ -47,8 +49,7 @@ final class OutputWriter: Sendable {
     /// Safe to call from many threads.
     func stage(_ relative: String, _ bytes: [UInt8]) throws(FileSystem.Failure) {
         let target = directory + "/" + relative
-        let isDuplicate = state.withLock { !$0.planned.insert(relative).inserted }
-        if isDuplicate { throw FileSystem.Failure(path: relative, reason: "two outputs want the same file") }
+        try plan(relative)
         if Self.holds(target, bytes) {
             state.withLock { $0.unchanged += 1 }
             return
@@ -61,6 +62,17 @@ final class OutputWriter: Sendable {
         state.withLock { $0.staged.append((relative, name)) }
     }
 
+    /// Records `relative` as part of the site, kept as it is (the build cache knows it is up to date).
+    func keep(_ relative: String) throws(FileSystem.Failure) {
+        try plan(relative)
+        state.withLock { $0.unchanged += 1 }
+    }
+
+    private func plan(_ relative: String) throws(FileSystem.Failure) {
+        let isDuplicate = state.withLock { !$0.planned.insert(relative).inserted }
+        if isDuplicate { throw FileSystem.Failure(path: relative, reason: "two outputs want the same file") }
+    }
+
     /// True when `path` is a regular file with exactly these bytes.
     private static func holds(_ path: String, _ bytes: [UInt8]) -> Bool {
         var info = stat()
@@ -70,29 +82,50 @@ final class OutputWriter: Sendable {
     }
 
     /// Moves staged files into place and removes files that are no longer part of the site.
-    func commit() throws(FileSystem.Failure) -> Summary {
+    /// `existing`: every file of the output folder (relative paths), listed when the build started; nil walks the
+    /// folder now. Without the list every empty folder is removed; with it, the folders that removed files leave
+    /// empty (walking 30,000 story folders again would cost more than the rest of a no-change rebuild).
+    func commit(existing: [String]? = nil) throws(FileSystem.Failure) -> Summary {
         let snapshot = state.withLock { $0 }
+        var ready: Set<String> = []   // folders known to exist: checked or created once, not once per file
         for (relative, name) in snapshot.staged.sorted(by: { $0.relative < $1.relative }) {
             let target = directory + "/" + relative
             let parent = String(target[..<(target.lastIndex(of: "/") ?? target.endIndex)])
-            if FileSystem.exists(parent) && !FileSystem.isDirectory(parent) { FileSystem.remove(parent) }
-            try FileSystem.createDirectories(parent)
+            if !ready.contains(parent) {
+                if FileSystem.exists(parent) && !FileSystem.isDirectory(parent) { FileSystem.remove(parent) }
+                try FileSystem.createDirectories(parent)
+                ready.insert(parent)
+            }
             if FileSystem.isDirectory(target) { FileSystem.removeTree(target) }
             try FileSystem.rename(staging + "/" + name, target)
         }
         var removed = 0
-        for file in FileSystem.files(under: directory, includeHidden: true)
+        var emptied: Set<String> = []
+        for file in existing ?? FileSystem.files(under: directory, includeHidden: true)
         where !snapshot.planned.contains(file) && !file.hasPrefix(Self.reservedPrefix) {
+            guard FileSystem.exists(directory + "/" + file) else { continue }
             FileSystem.remove(directory + "/" + file)
             removed += 1
+            if let slash = file.lastIndex(of: "/") { emptied.insert(String(file[..<slash])) }
         }
         FileSystem.removeTree(staging)
-        FileSystem.removeEmptyDirectories(directory, keepRoot: true)
+        if existing == nil {
+            if removed > 0 || !snapshot.staged.isEmpty { FileSystem.removeEmptyDirectories(directory, keepRoot: true) }
+        } else {
+            // Deepest first; rmdir fails (and the walk up stops) at the first folder that still holds something.
+            for folder in emptied.sorted(by: { $0.count > $1.count }) {
+                var current = folder
+                while !current.isEmpty, rmdir(directory + "/" + current) == 0 {
+                    current = current.lastIndex(of: "/").map { String(current[..<$0]) } ?? ""
+                }
+            }
+        }
         if !FileSystem.exists(directory + "/" + Self.marker) {
             try FileSystem.write(Array("This folder is written by newsgen build; files that are not part of the site are removed.\n".utf8),
                                  to: directory + "/" + Self.marker)
         }
-        return Summary(written: snapshot.staged.count, unchanged: snapshot.unchanged, removed: removed)
+        return Summary(written: snapshot.staged.count, unchanged: snapshot.unchanged, removed: removed,
+                       writtenFiles: Set(snapshot.staged.map(\.relative)))
     }
 
     func abort() {

@@ -12,6 +12,16 @@ struct PageContext: Sendable {
     let pageLanguages: [String: [Language]]
     /// `languageNames[page][other]`: the name of language `other` written in language `page`.
     let languageNames: [String: [String: String]]
+    /// `links.story` of every story in every configured language (in config order), by story id: the sitemap
+    /// and the planner ask for each several times.
+    private let storyURLs: [String: [String]]
+    private let languageIndex: [String: Int]
+
+    /// `links.story(story, language)`, computed once per build.
+    func storyURL(_ story: Story, _ language: Language) -> String {
+        if let urls = storyURLs[story.id], let index = languageIndex[language.code], index < urls.count { return urls[index] }
+        return links.story(story, language)
+    }
 
     var config: SiteConfig { edition.config }
 
@@ -20,12 +30,18 @@ struct PageContext: Sendable {
         self.links = links
         self.clock = clock
         var pageLanguages: [String: [Language]] = [:]
+        var storyURLs: [String: [String]] = [:]
         for story in stories {
             pageLanguages[story.id] = edition.config.languages.filter {
                 story.bodies[$0.code] != nil || edition.config.missingLanguage == .fallback
             }
+            storyURLs[story.id] = links.story(story, in: edition.config.languages)
         }
         self.pageLanguages = pageLanguages
+        self.storyURLs = storyURLs
+        var languageIndex: [String: Int] = [:]
+        for (index, language) in edition.config.languages.enumerated() { languageIndex[language.code] = index }
+        self.languageIndex = languageIndex
         var names: [String: [String: String]] = [:]
         for page in edition.config.languages {
             let locale = Locale(identifier: page.code)

@@ -41,6 +41,13 @@ public struct Permalinks: Sendable {
         return "\(language.pathSegment)/\(pad(y, 4))/\(pad(m))/\(pad(d))/\(story.slug)/"
     }
 
+    /// `story(story, language)` for each of `languages`, with the date worked out once.
+    public func story(_ story: Story, in languages: [Language]) -> [String] {
+        let (y, m, d) = clock.localDate(story.published)
+        let tail = "/\(pad(y, 4))/\(pad(m))/\(pad(d))/\(story.slug)/"
+        return languages.map { $0.pathSegment + tail }
+    }
+
     /// A feed of a language's front page or of one of its categories.
     public func feed(_ scope: FeedScope, _ language: Language, _ format: FeedFormat) -> String {
         switch scope {

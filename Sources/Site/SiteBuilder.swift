@@ -7,9 +7,13 @@ public struct BuildOptions: Sendable {
     /// Output folder; default `site/` in the site folder.
     public var output: String?
     public var filter: EditionFilter
-    public init(output: String? = nil, filter: EditionFilter) {
+    /// Ignore the build cache of the output folder: render every output (files whose bytes are unchanged are
+    /// still left alone) and write a new cache.
+    public var clean: Bool
+    public init(output: String? = nil, filter: EditionFilter, clean: Bool = false) {
         self.output = output
         self.filter = filter
+        self.clean = clean
     }
 }
 
@@ -67,13 +71,48 @@ public enum SiteBuilder {
         } catch {
             throw SiteError([Diagnostic(path: error.path, message: "cannot write the output: \(error.reason)")])
         }
+        // The build cache: an output whose fingerprint and file are as the last build left them is kept as it is.
+        let previous = options.clean ? [:] : OutputCache.load(site: edition.directory, output: output)
+        // Every file already in the output folder with its stamp, listed once: for the cache check, to find the
+        // files to remove (including any that something other than newsgen put there) and for the new stamps.
+        let listed = FileSystem.stampedFiles(under: output, includeHidden: true)
+        let existing: [String: FileStamp] = {
+            var result: [String: FileStamp] = [:]
+            result.reserveCapacity(listed.count)
+            for (file, stamp) in listed { result[file] = stamp }
+            return result
+        }()
+        let known = Mutex<[FileStamp?]>([FileStamp?](repeating: nil, count: outputs.count))
+        var base = Digest()
+        base.add(edition.fingerprint)
+        base.add(options.filter.includeDrafts)
+        base.add(options.filter.includeFuture)
+        let baseFingerprint = base.value
+        let paths = outputs.map { path($0, stories: stories, context: context) }
+        let fingerprints = Mutex<[UInt64]>([UInt64](repeating: 0, count: outputs.count))
         let failures = Mutex<[Diagnostic]>([])
         let done = Atomic<Int>(0)
+        let rendered = Atomic<Int>(0)
         let chunk = 32
         DispatchQueue.concurrentPerform(iterations: (outputs.count + chunk - 1) / chunk) { block in
+            var local: [(Int, UInt64)] = []
+            var localStamps: [(Int, FileStamp)] = []
+            defer {
+                fingerprints.withLock { for (index, value) in local { $0[index] = value } }
+                known.withLock { for (index, stamp) in localStamps { $0[index] = stamp } }
+            }
             for index in block * chunk..<min(outputs.count, (block + 1) * chunk) {
                 if !failures.withLock({ $0.isEmpty }) { return }
                 do {
+                    let fingerprint = self.fingerprint(outputs[index], stories: stories, context: context,
+                                                       base: baseFingerprint, now: now)
+                    local.append((index, fingerprint))
+                    if let entry = previous[paths[index]], entry.fingerprint == fingerprint, existing[paths[index]] == entry.stamp {
+                        localStamps.append((index, entry.stamp))
+                        try writer.keep(paths[index])
+                        continue
+                    }
+                    rendered.add(1, ordering: .relaxed)
                     let (path, bytes) = try render(outputs[index], stories: stories, context: context, now: now, options: markdownOptions)
                     try writer.stage(path, bytes)
                 } catch let error as TemplateError {
@@ -95,7 +134,27 @@ public enum SiteBuilder {
             throw SiteError(problems)
         }
         do {
-            let summary = try writer.commit()
+            // Everything kept as the cache said: the cache stays as it is (same paths, fingerprints and stamps).
+            let untouched = rendered.load(ordering: .relaxed) == 0 && previous.count == outputs.count
+            // No cache while files are being replaced: an interrupted commit leads to a full build next time.
+            if !untouched { OutputCache.remove(site: edition.directory, output: output) }
+            let summary = try writer.commit(existing: listed.map(\.path))
+            if untouched && summary.written == 0 && summary.removed == 0 {
+                return BuildReport(stories: stories.count, pages: outputs.count, written: 0,
+                                   unchanged: summary.unchanged, removed: 0, output: output)
+            }
+            if untouched { OutputCache.remove(site: edition.directory, output: output) }
+            let values = fingerprints.withLock { $0 }
+            let keptStamps = known.withLock { $0 }
+            var entries: [(String, OutputCache.Entry)] = []
+            entries.reserveCapacity(outputs.count)
+            for index in outputs.indices {
+                let path = paths[index]
+                let unchanged = summary.writtenFiles.contains(path) ? nil : keptStamps[index] ?? existing[path]
+                guard let stamp = unchanged ?? FileStamp.of(output + "/" + path) else { continue }
+                entries.append((path, OutputCache.Entry(fingerprint: values[index], stamp: stamp)))
+            }
+            OutputCache.save(site: edition.directory, output: output, entries: entries)
             return BuildReport(stories: stories.count, pages: outputs.count, written: summary.written,
                                unchanged: summary.unchanged, removed: summary.removed, output: output)
         } catch {
@@ -164,14 +223,14 @@ public enum SiteBuilder {
                 let story = stories[index]
                 sitemap.append(sitemapEntry(language, lastModified: story.lastModified,
                                             languages: context.pageLanguages[story.id] ?? [language],
-                                            context: context, url: { links.story(story, $0) }))
+                                            context: context, url: { context.storyURL(story, $0) }))
             }
         }
         var news: [NewsSitemapEntry] = []
         for story in stories where NewsSitemap.isRecent(story.published, now: now) {
             // Only pages written in their language: a fallback page is not news in that language.
             for language in context.pageLanguages[story.id] ?? [] where story.bodies[language.code] != nil {
-                news.append(NewsSitemapEntry(loc: links.absolute(links.story(story, language)),
+                news.append(NewsSitemapEntry(loc: links.absolute(context.storyURL(story, language)),
                                              publicationName: config.publisherName(language),
                                              language: language.newsLanguage, published: story.published,
                                              title: context.localized(story.titles, language)?.0 ?? story.id))
@@ -185,6 +244,81 @@ public enum SiteBuilder {
         outputs.append(.notFound)
         for file in context.edition.theme.staticFiles { outputs.append(.staticFile(file)) }
         return outputs
+    }
+
+    /// The file an output is written to, relative to the output folder (the same path `render` returns).
+    static func path(_ output: Output, stories: [Story], context: PageContext) -> String {
+        let links = context.links
+        switch output {
+        case .story(let index, let language): return Permalinks.file(for: context.storyURL(stories[index], language))
+        case .front(let language): return Permalinks.file(for: links.front(language))
+        case .category(let category, let language, let page, _, _, _):
+            return Permalinks.file(for: links.category(category, language, page: page))
+        case .feed(let scope, let language, let format): return links.feed(scope, language, format)
+        case .generated(let file): return file.path
+        case .root: return "index.html"
+        case .notFound: return "404.html"
+        case .staticFile(let file): return "static/" + file
+        }
+    }
+
+    /// A hash of everything an output is rendered from. `base` covers the binary, config, theme, base URL and
+    /// the build's flags; a story is represented by its source path and the hash of its file's bytes, which
+    /// cover everything about it. Two builds that compute the same fingerprint for an output write the same bytes.
+    static func fingerprint(_ output: Output, stories: [Story], context: PageContext, base: UInt64, now: Timestamp) -> UInt64 {
+        var digest = Digest()
+        digest.add(base)
+        func add(_ story: Story) {
+            digest.add(story.sourcePath)
+            digest.add(story.contentHash)
+            if story.contentHash == 0 { digest.add(UInt64.random(in: 0...UInt64.max)) }   // unknown: always render
+        }
+        switch output {
+        case .story(let index, let language):
+            digest.add("story")
+            digest.add(language.code)
+            add(stories[index])
+        case .front(let language):
+            digest.add("front")
+            digest.add(language.code)
+            for story in stories.lazy.filter({ context.pageLanguages[$0.id]?.contains(language) == true })
+                .prefix(context.config.frontPageSize) { add(story) }
+        case .category(let category, let language, let page, let pages, let members, let alternates):
+            digest.add("category")
+            digest.add(category.slug)
+            digest.add(language.code)
+            digest.add(page)
+            digest.add(pages)
+            for other in alternates { digest.add(other.code) }
+            digest.add(members.count)
+            for index in members { add(stories[index]) }
+        case .feed(let scope, let language, let format):
+            digest.add("feed")
+            switch scope {
+            case .front: digest.add("front")
+            case .category(let category): digest.add(category.slug)
+            }
+            digest.add(language.code)
+            digest.add(format.rawValue)
+            let chosen = context.feedStories(scope, language, from: stories)
+            digest.add(chosen.count)
+            for story in chosen { add(story) }
+            if chosen.isEmpty {   // the date of an empty feed: the newest change, or "now"
+                let date = stories.map(\.lastModified).max() ?? now
+                digest.add(date.secondsSinceEpoch)
+                digest.add(date.offsetSeconds)
+            }
+        case .generated(let file):
+            digest.add("generated")
+            digest.add(file.path)
+            digest.add(file.text)
+        case .root: digest.add("root")
+        case .notFound: digest.add("404")
+        case .staticFile(let file):
+            digest.add("static")
+            digest.add(file)
+        }
+        return digest.value
     }
 
     /// A page in the sitemap with its versions in `languages` (itself included) and `x-default` (the
@@ -207,7 +341,7 @@ public enum SiteBuilder {
         let config = context.config
         switch output {
         case .story(let index, let language):
-            let story = stories[index]
+            let story = try context.edition.withBodies(stories[index])
             let html = try templates.render("story", context.storyPage(story, language, options: options))
             return (Permalinks.file(for: links.story(story, language)), Array(html.utf8))
         case .front(let language):
@@ -229,7 +363,7 @@ public enum SiteBuilder {
                 alternateLanguages: alternates)
             return (Permalinks.file(for: relative), Array(try templates.render("category", value).utf8))
         case .feed(let scope, let language, let format):
-            let feed = context.feed(scope, language, stories: stories, now: now, options: options)
+            let feed = try context.feed(scope, language, stories: stories, now: now, options: options)
             return (links.feed(scope, language, format), Array(FeedWriter.write(feed, as: format).utf8))
         case .generated(let file):
             return (file.path, Array(file.text.utf8))

@@ -79,16 +79,27 @@ public enum Sitemap {
     }
 
     /// One `<url>` element, indented for its place inside `<urlset>`.
+    /// Written directly rather than through `XMLWriter` (a sitemap has one per page, so this is the hot path of
+    /// a rebuild); the escaping is `XMLWriter`'s and the bytes are what `XMLWriter(fragmentAtDepth: 1)` writes.
     public static func fragment(_ entry: SitemapEntry) -> String {
-        var xml = XMLWriter(fragmentAtDepth: 1)
-        xml.open("url")
-        xml.element("loc", text: entry.loc)
-        if let lastModified = entry.lastModified { xml.element("lastmod", text: lastModified.rfc3339) }
-        for alternate in entry.alternates {
-            xml.element("xhtml:link", [("rel", "alternate"), ("hreflang", alternate.hreflang), ("href", alternate.href)])
+        var out = "  <url>\n    <loc>"
+        out.reserveCapacity(96 + entry.loc.utf8.count + entry.alternates.count * (64 + entry.loc.utf8.count))
+        out += XMLWriter.escapeText(entry.loc)
+        out += "</loc>\n"
+        if let lastModified = entry.lastModified {
+            out += "    <lastmod>"
+            out += XMLWriter.escapeText(lastModified.rfc3339)
+            out += "</lastmod>\n"
         }
-        xml.close()
-        return xml.finish()
+        for alternate in entry.alternates {
+            out += "    <xhtml:link rel=\"alternate\" hreflang=\""
+            out += XMLWriter.escapeAttribute(alternate.hreflang)
+            out += "\" href=\""
+            out += XMLWriter.escapeAttribute(alternate.href)
+            out += "\"/>\n"
+        }
+        out += "  </url>\n"
+        return out
     }
 }
 

@@ -37,7 +37,13 @@ public struct Story: Sendable, Hashable {
     public var corrections: LocalizedText
     public var push: PushRequest
     /// Bodies by language code. Always has at least one body.
+    /// When `bodiesLoaded` is false (a story taken from the build cache) the keys say which languages have a
+    /// body but the Markdown is empty: `Edition.withBodies` reads it when a page that shows it is rendered.
     public var bodies: [String: StoryBody]
+    /// A hash of the source file's bytes (0 when the story was not loaded from a file).
+    public var contentHash: UInt64 = 0
+    /// False when `bodies` hold no Markdown yet (see `bodies`).
+    public var bodiesLoaded = true
 
     /// The last time the story changed: `updated`, else `published`.
     public var lastModified: Timestamp { updated ?? published }

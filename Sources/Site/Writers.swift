@@ -95,13 +95,17 @@ public struct XMLWriter: Sendable {
     /// A quick scan of the UTF-8 bytes: false when the text can be written as it is (the common case).
     /// Lead byte 0xEF (U+F000…U+FFFF, which holds U+FFFE and U+FFFF) sends the text to the careful path.
     private static func needsEscaping(_ value: String, quote: Bool) -> Bool {
-        value.utf8.contains { byte in
-            switch byte {
-            case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), 0xEF: return true
-            case UInt8(ascii: "\""), 0x09, 0x0A, 0x0D: return quote
-            case 0..<0x20: return true
-            default: return false
+        var text = value   // withUTF8 needs a variable; a native string is not copied
+        return text.withUTF8 { bytes in
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), 0xEF: return true
+                case UInt8(ascii: "\""), 0x09, 0x0A, 0x0D: if quote { return true }
+                case 0..<0x20: return true
+                default: continue
+                }
             }
+            return false
         }
     }
 

@@ -72,7 +72,7 @@ enum CLIFixture {
 
 @Suite struct UsageErrorTests {
     static let buildUsage = """
-        USAGE: newsgen build [--drafts] [--future] [--output <dir>] [--base-url <url>] [--site <dir>] [--quiet]
+        USAGE: newsgen build [--drafts] [--future] [--clean] [--output <dir>] [--base-url <url>] [--site <dir>] [--quiet]
           See '--help' for the options.
         """
     static let checkUsage = """

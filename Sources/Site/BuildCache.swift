@@ -1,0 +1,442 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The build cache: what the next build needs to know exactly what changed.
+///
+/// Two files, both rebuilt from scratch whenever they are missing, unreadable, corrupted or written by another
+/// newsgen binary (any rebuild of newsgen invalidates them):
+/// - `<site>/.newsgen/story-cache`: every story file that parsed without problems, keyed by its path, with its
+///   size, modification time (nanoseconds), inode and a hash of its bytes, and the parsed metadata (never the
+///   bodies). A file whose size, time or inode differ is read and parsed again; a file modified less than two
+///   seconds before the cache was written is re-hashed, because a second change within the timestamp's
+///   resolution would keep size and time.
+/// - `<site>/.newsgen/build-<hash of the output folder's absolute path>`: every output file with a fingerprint of everything it was rendered from
+///   (the newsgen binary, config, theme, base URL, --drafts/--future, the hashes of the stories it shows, its
+///   pagination, and "now" where a page depends on it), and the file's size and time after the build. An output
+///   whose fingerprint is unchanged and whose file still has that size and time is neither rendered nor read.
+///   The file is deleted before a build starts renaming files into place and written again after, so an
+///   interrupted build leaves no cache (the next build is a full one). It is kept out of the output folder so
+///   that it is never deployed and the output stays byte-identical between builds.
+enum BuildCache {
+    static let storyCacheFolder = ".newsgen"
+    static let storyCacheFile = "story-cache"
+    static let outputCachePrefix = "build-"
+    static let formatVersion: UInt64 = 1
+
+    /// The running binary (size, time, inode): caches written by another build of newsgen are not trusted.
+    static let executableIdentity: UInt64 = {
+        var digest = Digest()
+        digest.add(formatVersion)
+        // The file that holds this code (from /proc/self/maps): the newsgen executable, or a test binary. Not
+        // /proc/self/exe alone, which is the profiler when newsgen runs under valgrind.
+        var path = "/proc/self/exe"
+        let probe: @convention(c) () -> Void = {}
+        let address = UInt(bitPattern: unsafeBitCast(probe, to: UnsafeRawPointer.self))
+        if let maps = try? FileSystem.readText("/proc/self/maps") {
+            for line in maps.split(separator: "\n") {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count >= 6, let dash = fields[0].firstIndex(of: "-"),
+                      let start = UInt(fields[0][..<dash], radix: 16),
+                      let end = UInt(fields[0][fields[0].index(after: dash)...], radix: 16) else { continue }
+                if start <= address && address < end && fields[5].hasPrefix("/") {
+                    path = fields[5...].joined(separator: " ")
+                    break
+                }
+            }
+        }
+        var info = stat()
+        if stat(path, &info) == 0 {
+            digest.add(UInt64(truncatingIfNeeded: info.st_size))
+            digest.add(UInt64(truncatingIfNeeded: info.st_mtim.tv_sec))
+            digest.add(UInt64(truncatingIfNeeded: info.st_mtim.tv_nsec))
+            digest.add(UInt64(truncatingIfNeeded: info.st_ino))
+        } else {
+            digest.add(UInt64.random(in: 0...UInt64.max))   // unknown binary: never matches a cache
+        }
+        return digest.value
+    }()
+
+    /// Writes `bytes` to `path` atomically (temporary file + rename); failures are ignored (a cache is optional).
+    static func save(_ bytes: [UInt8], to path: String) {
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+        if !FileSystem.isDirectory(folder) { try? FileSystem.createDirectories(folder) }
+        let temporary = path + ".tmp-\(getpid())"
+        do {
+            try FileSystem.write(bytes, to: temporary)
+            try FileSystem.rename(temporary, path)
+        } catch {
+            FileSystem.remove(temporary)
+        }
+    }
+
+    static func nowNanoseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) &* 1_000_000_000 &+ Int64(spec.tv_nsec)
+    }
+}
+
+/// A 64-bit hash of bytes, strings and numbers (not cryptographic: it detects changes, nobody attacks it).
+struct Digest {
+    private(set) var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    private var length: UInt64 = 0
+
+    init() {}
+
+    private static func rotate(_ x: UInt64, _ r: UInt64) -> UInt64 { (x << r) | (x >> (64 - r)) }
+
+    private mutating func mix(_ word: UInt64) {
+        state = Self.rotate(state ^ (word &* 0x87C3_7B91_1142_53D5), 31) &* 0x4CF5_AD43_2745_937F &+ 0x52DC_E729
+        length &+= 1
+    }
+
+    mutating func add(_ value: UInt64) { mix(value) }
+    mutating func add(_ value: Int) { mix(UInt64(bitPattern: Int64(value))) }
+    mutating func add(_ value: Bool) { mix(value ? 1 : 2) }
+    mutating func add(_ value: Double) { mix(value.bitPattern) }
+
+    mutating func add(_ text: String) {
+        var copy = text
+        copy.withUTF8 { add(UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func add(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { add($0) }
+    }
+
+    /// The length first, so that consecutive strings cannot run into each other.
+    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        mix(UInt64(bytes.count) | 0xA5A5_0000_0000_0000)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            mix(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.count {
+            tail |= UInt64(bytes[offset]) << shift
+            shift += 8
+            offset += 1
+        }
+        mix(tail)
+    }
+
+    /// The finished hash (avalanched so that every input bit affects every output bit).
+    var value: UInt64 {
+        var h = state ^ length
+        h ^= h >> 33
+        h &*= 0xFF51_AFD7_ED55_8CCD
+        h ^= h >> 33
+        h &*= 0xC4CE_B9FE_1A85_EC53
+        h ^= h >> 33
+        return h
+    }
+
+    static func of(_ bytes: [UInt8]) -> UInt64 {
+        var digest = Digest()
+        digest.add(bytes)
+        return digest.value
+    }
+}
+
+/// Little-endian serialisation for the cache files.
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    mutating func u64(_ value: UInt64) {
+        var v = value
+        for _ in 0..<8 {
+            bytes.append(UInt8(truncatingIfNeeded: v))
+            v >>= 8
+        }
+    }
+    mutating func int(_ value: Int) { u64(UInt64(bitPattern: Int64(value))) }
+    mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
+    mutating func double(_ value: Double) { u64(value.bitPattern) }
+    mutating func string(_ value: String) {
+        int(value.utf8.count)
+        bytes.append(contentsOf: value.utf8)
+    }
+    mutating func optionalString(_ value: String?) {
+        bool(value != nil)
+        if let value { string(value) }
+    }
+    mutating func strings(_ values: [String]) {
+        int(values.count)
+        for value in values { string(value) }
+    }
+    mutating func localized(_ text: LocalizedText) {
+        int(text.values.count)
+        for key in text.values.keys.sorted() {
+            string(key)
+            string(text.values[key] ?? "")
+        }
+    }
+    mutating func timestamp(_ value: Timestamp) {
+        double(value.secondsSinceEpoch)
+        int(value.offsetSeconds)
+    }
+}
+
+/// Reads what `ByteWriter` wrote; every read returns nil past the end or on an impossible value.
+struct ByteReader {
+    let bytes: [UInt8]
+    var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var atEnd: Bool { offset == bytes.count }
+
+    mutating func u64() -> UInt64? {
+        guard offset + 8 <= bytes.count else { return nil }
+        var value: UInt64 = 0
+        for index in 0..<8 { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+        offset += 8
+        return value
+    }
+    mutating func int() -> Int? {
+        guard let raw = u64() else { return nil }
+        return Int(exactly: Int64(bitPattern: raw))
+    }
+    /// A count of items that each take at least one byte: never more than what is left.
+    mutating func count() -> Int? {
+        guard let value = int(), value >= 0, value <= bytes.count - offset else { return nil }
+        return value
+    }
+    mutating func bool() -> Bool? {
+        guard offset < bytes.count, bytes[offset] <= 1 else { return nil }
+        offset += 1
+        return bytes[offset - 1] == 1
+    }
+    mutating func double() -> Double? { u64().map(Double.init(bitPattern:)) }
+    mutating func string() -> String? {
+        guard let length = count() else { return nil }
+        let slice = bytes[offset..<offset + length]
+        offset += length
+        return String(validating: slice, as: UTF8.self)
+    }
+    mutating func optionalString() -> String?? {
+        guard let present = bool() else { return nil }
+        if !present { return .some(nil) }
+        guard let value = string() else { return nil }
+        return .some(value)
+    }
+    mutating func strings() -> [String]? {
+        guard let n = count() else { return nil }
+        var result: [String] = []
+        result.reserveCapacity(n)
+        for _ in 0..<n {
+            guard let value = string() else { return nil }
+            result.append(value)
+        }
+        return result
+    }
+    mutating func localized() -> LocalizedText? {
+        guard let n = count() else { return nil }
+        var values: [String: String] = [:]
+        for _ in 0..<n {
+            guard let key = string(), let value = string() else { return nil }
+            values[key] = value
+        }
+        return LocalizedText(values)
+    }
+    mutating func timestamp() -> Timestamp? {
+        guard let seconds = double(), seconds.isFinite, let offset = int() else { return nil }
+        return Timestamp(secondsSinceEpoch: seconds, offsetSeconds: offset)
+    }
+}
+
+/// Size, modification time and inode of a file: when all three are unchanged, the file is taken as unchanged.
+struct FileStamp: Sendable, Hashable {
+    var size: Int
+    var modified: Int64
+    var inode: UInt64
+
+    static func of(_ path: String) -> FileStamp? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileStamp(info)
+    }
+
+    init(size: Int, modified: Int64, inode: UInt64) {
+        self.size = size
+        self.modified = modified
+        self.inode = inode
+    }
+
+    init(_ info: stat) {
+        size = Int(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(info.st_mtim.tv_nsec)
+        inode = UInt64(truncatingIfNeeded: info.st_ino)
+    }
+
+    func write(_ writer: inout ByteWriter) {
+        writer.int(size)
+        writer.u64(UInt64(bitPattern: modified))
+        writer.u64(inode)
+    }
+
+    static func read(_ reader: inout ByteReader) -> FileStamp? {
+        guard let size = reader.int(), let modified = reader.u64(), let inode = reader.u64() else { return nil }
+        return FileStamp(size: size, modified: Int64(bitPattern: modified), inode: inode)
+    }
+}
+
+/// `<site>/.newsgen/story-cache`: parsed story metadata by source path.
+struct StoryCache {
+    struct Entry {
+        var stamp: FileStamp
+        /// False when the file was modified so shortly before the cache was written that a later change
+        /// could keep the same time: then the bytes are hashed before the entry is used.
+        var trusted: Bool
+        var story: Story
+    }
+
+    static let magic: UInt64 = 0x4E47_5354_4F52_5931   // "NGSTORY1"
+
+    static func path(site: String) -> String {
+        site + "/" + BuildCache.storyCacheFolder + "/" + BuildCache.storyCacheFile
+    }
+
+    /// Everything story parsing depends on besides the file: the binary and the config.
+    static func key(configBytes: [UInt8]) -> UInt64 {
+        var digest = Digest()
+        digest.add(BuildCache.executableIdentity)
+        digest.add(configBytes)
+        return digest.value
+    }
+
+    static func load(site: String, key: UInt64, config: SiteConfig) -> [String: Entry] {
+        guard let bytes = try? FileSystem.read(path(site: site)) else { return [:] }
+        var reader = ByteReader(bytes)
+        guard reader.u64() == magic, reader.u64() == key, let count = reader.count() else { return [:] }
+        var entries: [String: Entry] = [:]
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let file = reader.string(), let stamp = FileStamp.read(&reader), let trusted = reader.bool(),
+                  let story = readStory(&reader, config: config) else { return [:] }
+            entries[file] = Entry(stamp: stamp, trusted: trusted, story: story)
+        }
+        guard reader.atEnd else { return [:] }
+        return entries
+    }
+
+    static func save(site: String, key: UInt64, entries: [(file: String, stamp: FileStamp, story: Story)]) {
+        let trustedBefore = BuildCache.nowNanoseconds() - 2_000_000_000
+        var writer = ByteWriter()
+        writer.u64(magic)
+        writer.u64(key)
+        writer.int(entries.count)
+        for entry in entries {
+            writer.string(entry.file)
+            entry.stamp.write(&writer)
+            writer.bool(entry.stamp.modified < trustedBefore)
+            writeStory(entry.story, &writer)
+        }
+        BuildCache.save(writer.bytes, to: path(site: site))
+    }
+
+    static func writeStory(_ story: Story, _ w: inout ByteWriter) {
+        w.u64(story.contentHash)
+        w.string(story.id)
+        w.string(story.slug)
+        w.string(story.sourcePath)
+        w.strings(story.categories.map(\.name))
+        w.timestamp(story.published)
+        w.bool(story.updated != nil)
+        if let updated = story.updated { w.timestamp(updated) }
+        w.bool(story.breaking)
+        w.bool(story.draft)
+        w.strings(story.authors)
+        w.optionalString(story.image)
+        w.localized(story.titles)
+        w.localized(story.summaries)
+        w.localized(story.corrections)
+        w.localized(story.push.text)
+        w.int(story.push.revision)
+        let codes = story.bodies.keys.sorted()
+        w.int(codes.count)
+        for code in codes {
+            w.string(code)
+            w.int(story.bodies[code]?.firstLine ?? 1)
+        }
+    }
+
+    static func readStory(_ r: inout ByteReader, config: SiteConfig) -> Story? {
+        guard let hash = r.u64(), let id = r.string(), let slug = r.string(), let sourcePath = r.string(),
+              let categoryNames = r.strings(), let published = r.timestamp(), let hasUpdated = r.bool() else { return nil }
+        var updated: Timestamp?
+        if hasUpdated {
+            guard let value = r.timestamp() else { return nil }
+            updated = value
+        }
+        guard let breaking = r.bool(), let draft = r.bool(), let authors = r.strings(), let image = r.optionalString(),
+              let titles = r.localized(), let summaries = r.localized(), let corrections = r.localized(),
+              let pushText = r.localized(), let revision = r.int(), let bodyCount = r.count() else { return nil }
+        var categories: [Category] = []
+        for name in categoryNames {
+            guard let category = config.category(named: name) else { return nil }
+            categories.append(category)
+        }
+        var bodies: [String: StoryBody] = [:]
+        for _ in 0..<bodyCount {
+            guard let code = r.string(), let firstLine = r.int() else { return nil }
+            bodies[code] = StoryBody(languageCode: code, markdown: "", firstLine: firstLine)
+        }
+        guard !categories.isEmpty, !bodies.isEmpty else { return nil }
+        return Story(id: id, slug: slug, sourcePath: sourcePath, categories: categories, published: published,
+                     updated: updated, breaking: breaking, draft: draft, authors: authors, image: image,
+                     titles: titles, summaries: summaries, corrections: corrections,
+                     push: PushRequest(text: pushText, revision: revision), bodies: bodies,
+                     contentHash: hash, bodiesLoaded: false)
+    }
+}
+
+/// `<site>/.newsgen/build-…`: the fingerprint and file stamp of every output of the last build into one folder.
+struct OutputCache {
+    struct Entry: Sendable {
+        var fingerprint: UInt64
+        var stamp: FileStamp
+    }
+
+    static let magic: UInt64 = 0x4E47_4F55_5450_5431   // "NGOUTPT1"
+
+    static func path(site: String, output: String) -> String {
+        var digest = Digest()
+        digest.add(output)
+        let name = String(digest.value, radix: 16)
+        return site + "/" + BuildCache.storyCacheFolder + "/" + BuildCache.outputCachePrefix
+            + String(repeating: "0", count: 16 - name.count) + name
+    }
+
+    static func load(site: String, output: String) -> [String: Entry] {
+        guard let bytes = try? FileSystem.read(path(site: site, output: output)) else { return [:] }
+        var reader = ByteReader(bytes)
+        guard reader.u64() == magic, reader.u64() == BuildCache.executableIdentity, let count = reader.count() else { return [:] }
+        var entries: [String: Entry] = [:]
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let file = reader.string(), let fingerprint = reader.u64(), let stamp = FileStamp.read(&reader) else { return [:] }
+            entries[file] = Entry(fingerprint: fingerprint, stamp: stamp)
+        }
+        guard reader.atEnd else { return [:] }
+        return entries
+    }
+
+    static func save(site: String, output: String, entries: [(String, Entry)]) {
+        var writer = ByteWriter()
+        writer.u64(magic)
+        writer.u64(BuildCache.executableIdentity)
+        writer.int(entries.count)
+        for (file, entry) in entries {
+            writer.string(file)
+            writer.u64(entry.fingerprint)
+            entry.stamp.write(&writer)
+        }
+        BuildCache.save(writer.bytes, to: path(site: site, output: output))
+    }
+
+    static func remove(site: String, output: String) { FileSystem.remove(path(site: site, output: output)) }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Testing
+import TestSupport
+
+struct FixtureError: Error { var message: String }
+
+/// The build cache must never make a build wrong: after any edit, an incremental build gives exactly the tree a
+/// clean build gives, and it writes only the files whose bytes change.
+@Suite struct IncrementalBuildTests {
+    /// One edit of the fixture site, applied between two builds.
+    struct Edit: Sendable, CustomTestStringConvertible {
+        var name: String
+        var apply: @Sendable (TemporarySite) throws -> Void
+        var testDescription: String { name }
+    }
+
+    static func replace(_ site: TemporarySite, _ path: String, _ old: String, _ new: String) throws {
+        let text = try site.read(path)
+        guard text.contains(old) else { throw FixtureError(message: "\(path) has no \(old)") }
+        try site.write(path, text.replacingOccurrences(of: old, with: new))
+    }
+
+    static let edits: [Edit] = [
+        Edit(name: "body") { try replace($0, "content/world/quake.md", "The quake struck", "The strong quake struck") },
+        Edit(name: "title") {
+            try replace($0, "content/world/quake.md", "Magnitude 7.1 earthquake", "Magnitude 7.3 earthquake")
+        },
+        Edit(name: "category") {
+            try replace($0, "content/world/2026-11-28-english-only.md", "category: World", "category: Sports")
+        },
+        Edit(name: "date") {
+            try replace($0, "content/world/2026-11-28-english-only.md", "2026-11-28T09:00:00+01:00", "2026-11-29T16:30:00+01:00")
+        },
+        Edit(name: "breaking flag") { try replace($0, "content/world/quake.md", "breaking: true", "breaking: false") },
+        Edit(name: "draft published") { try replace($0, "content/sports/draft.md", "draft: true", "draft: false") },
+        Edit(name: "deletion") { try $0.remove("content/world/2026-11-28-english-only.md") },
+        Edit(name: "rename") {
+            let text = try $0.read("content/world/quake.md")
+            try $0.remove("content/world/quake.md")
+            try $0.write("content/world/2026-11-29-quake-moved.md", text)
+        },
+        Edit(name: "new story") {
+            try $0.write("content/sports/2026-11-29-final.md", """
+            ---
+            category: Sports
+            published: 2026-11-29T12:00:00Z
+            title: { en: The final, fr: La finale }
+            ---
+            <!-- lang: en -->
+            The final was played.
+
+            <!-- lang: fr -->
+            La finale a été jouée.
+            """)
+        },
+        Edit(name: "template") {
+            try replace($0, "templates/story.mustache", "{{", "<!-- edited -->{{")
+        },
+        Edit(name: "strings") { try replace($0, "templates/strings.yml", "Skip to content", "Skip to the content") },
+        Edit(name: "static file") { try $0.write("templates/static/extra.txt", "extra\n") },
+        Edit(name: "config") { try replace($0, "newsgen.yml", "Test News", "Tested News") },
+        Edit(name: "page size") { try replace($0, "newsgen.yml", "page_size: 2", "page_size: 1") },
+        Edit(name: "language added") {
+            try replace($0, "newsgen.yml", "  - code: zh-Hans\n    name: Mandarin\n",
+                        "  - code: zh-Hans\n    name: Mandarin\n  - code: ar\n    name: Arabic\n")
+            try replace($0, "newsgen.yml", "zh-Hans: 测试新闻 }", "zh-Hans: 测试新闻, ar: أخبار الاختبار }")
+        },
+    ]
+
+    /// The tree of an output folder without newsgen's own files (`.newsgen*`).
+    static func tree(_ site: TemporarySite, _ folder: String) -> [String: Data] {
+        site.snapshot(folder).filter { !$0.key.split(separator: "/").contains { $0.hasPrefix(".newsgen") } }
+    }
+
+    static func build(_ site: TemporarySite, _ extra: [String] = []) throws -> String {
+        let result = try newsgen(["build", "--quiet"] + extra, in: site, environment: BuildFixtures.now)
+        #expect(result.status == 0, "\(result.standardError)")
+        return result.standardOutput
+    }
+
+    /// "built … : 40 files, 3 written, 37 unchanged, 0 removed in 12 ms" → (files, written, removed)
+    static func counts(_ summary: String) -> (files: Int, written: Int, removed: Int)? {
+        let numbers = summary.split(separator: ":").last.map { part in
+            part.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        } ?? []
+        guard numbers.count >= 4 else { return nil }
+        return (numbers[0], numbers[1], numbers[3])
+    }
+
+    /// The cache files of the site (`.newsgen/…`), relative to the site folder.
+    static func caches(_ site: TemporarySite) throws -> [String] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: site.path + "/.newsgen")
+        let caches = names.filter { $0 == "story-cache" || $0.hasPrefix("build-") }.sorted().map { ".newsgen/" + $0 }
+        #expect(caches.count >= 2, "\(names)")
+        return caches
+    }
+
+    /// Files that differ between two trees (added, removed or changed).
+    static func difference(_ a: [String: Data], _ b: [String: Data]) -> Set<String> {
+        Set(a.keys).union(b.keys).filter { a[$0] != b[$0] }
+    }
+
+    @Test(arguments: edits)
+    func incrementalBuildEqualsCleanBuild(_ edit: Edit) throws {
+        let site = try BuildFixtures.site()
+        _ = try Self.build(site)
+        let before = Self.tree(site, "site")
+        try edit.apply(site)
+        let summary = try Self.build(site)
+        let incremental = Self.tree(site, "site")
+        _ = try Self.build(site, ["--clean", "--output", "reference"])
+        let clean = Self.tree(site, "reference")
+        #expect(!clean.isEmpty)
+        let different = Self.difference(incremental, clean)
+        #expect(different.isEmpty, "\(edit.name): differs from a clean build in \(different.sorted())")
+        // Only files whose bytes change are written.
+        let changed = Self.difference(before, incremental)
+        let counts = try #require(Self.counts(summary), "\(summary)")
+        #expect(counts.written + counts.removed == changed.count, "\(summary) but \(changed.count) files changed: \(changed.sorted())")
+        #expect(counts.written + counts.removed > 0, "\(edit.name) changed nothing: \(summary)")
+        // A second build after the edit has nothing to do.
+        let again = try Self.build(site)
+        #expect(again.contains(", 0 written, "), "\(again)")
+        #expect(again.contains(", 0 removed "), "\(again)")
+    }
+
+    @Test func noChangeRebuildWritesNothing() throws {
+        let site = try BuildFixtures.site()
+        let first = try Self.build(site)
+        #expect(first.contains(" 0 unchanged, "), "\(first)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: site.path + "/.newsgen").contains { $0.hasPrefix("build-") })
+        #expect(!site.exists("site/.newsgen-build-cache"))
+        #expect(site.exists(".newsgen/story-cache"))
+        let before = Self.tree(site, "site")
+        let second = try Self.build(site)
+        let counts = try #require(Self.counts(second))
+        #expect(second.contains(", 0 written, \(counts.files) unchanged, 0 removed "), "\(second)")
+        #expect(Self.tree(site, "site") == before)
+    }
+
+    @Test func oneStoryChangeWritesOnlyWhatItTouches() throws {
+        let site = try BuildFixtures.site()
+        _ = try Self.build(site)
+        let before = Self.tree(site, "site")
+        try Self.replace(site, "content/world/2026-11-28-english-only.md", "English body.", "A new English body.")
+        let summary = try Self.build(site)
+        let after = Self.tree(site, "site")
+        let changed = Self.difference(before, after)
+        let counts = try #require(Self.counts(summary))
+        #expect(counts.written == changed.count, "\(summary): \(changed.sorted())")
+        // Its pages change (the French one shows the English body as a fallback), and the English feeds that
+        // carry its full text; no other story page, and no feed of another language.
+        #expect(changed.contains("en/2026/11/28/english-only/index.html"))
+        #expect(changed.contains("en/feed.xml") && changed.contains("en/world/feed.json"), "\(changed.sorted())")
+        for file in changed {
+            let allowed = file.hasSuffix("/2026/11/28/english-only/index.html") || file.hasSuffix("feed.xml")
+                || file.hasSuffix("atom.xml") || file.hasSuffix("feed.json")
+                || (file.hasPrefix("en/world/") && file.hasSuffix("index.html")) || file == "en/index.html"
+                || file.hasPrefix("sitemap") || file.hasPrefix("news-sitemap")
+            #expect(allowed, "\(file) should not change")
+            #expect(file.hasPrefix("en/") || file.hasSuffix("/english-only/index.html") || file.hasPrefix("sitemap")
+                    || file.hasPrefix("news-sitemap"), "\(file)")
+        }
+    }
+
+    @Test(arguments: ["garbage", "truncated", "empty"])
+    func corruptedCacheGivesACorrectFullBuild(_ damage: String) throws {
+        let site = try BuildFixtures.site()
+        _ = try Self.build(site)
+        try Self.replace(site, "content/world/quake.md", "The quake struck", "The quake hit")
+        for cache in try Self.caches(site) {
+            let bytes = try Data(contentsOf: site.url.appendingPathComponent(cache))
+            switch damage {
+            case "garbage": try site.write(cache, Data((0..<bytes.count).map { UInt8(truncatingIfNeeded: $0 &* 37) }))
+            case "truncated": try site.write(cache, bytes.prefix(bytes.count / 2 + 3))
+            default: try site.write(cache, Data())
+            }
+        }
+        _ = try Self.build(site)
+        _ = try Self.build(site, ["--clean", "--output", "reference"])
+        let different = Self.difference(Self.tree(site, "site"), Self.tree(site, "reference"))
+        #expect(different.isEmpty, "\(different.sorted())")
+        #expect(try site.read("site/en/2026/11/29/quake/index.html").contains("The quake hit"))
+    }
+
+    @Test func cleanRendersEverythingAndRewritesNothingUnchanged() throws {
+        let site = try BuildFixtures.site()
+        _ = try Self.build(site)
+        // A cache that claims every output is up to date although the story changed: only --clean recovers.
+        let cacheFile = try #require(try Self.caches(site).first { $0.contains("build-") })
+        let cache = try Data(contentsOf: site.url.appendingPathComponent(cacheFile))
+        try Self.replace(site, "content/world/quake.md", "The quake struck", "The quake hit")
+        let normal = try Self.build(site)
+        #expect(!normal.contains(" 0 written"), "\(normal)")
+        try site.write(cacheFile, cache)
+        let clean = try Self.build(site, ["--clean"])
+        #expect(clean.contains(", 0 written, "), "\(clean)")
+        _ = try Self.build(site, ["--clean", "--output", "reference"])
+        #expect(Self.difference(Self.tree(site, "site"), Self.tree(site, "reference")).isEmpty)
+        let help = try newsgen(["build", "--help"], in: site)
+        #expect(help.standardOutput.contains("--clean"))
+    }
+
+    @Test func sameSizeSameTimeEditIsSeen() throws {
+        // An edit that keeps the file's size, made right after the build, is found by the content hash.
+        let site = try BuildFixtures.site()
+        _ = try Self.build(site)
+        try Self.replace(site, "content/world/quake.md", "The quake struck", "The quake STRUCK")
+        _ = try Self.build(site)
+        #expect(try site.read("site/en/2026/11/29/quake/index.html").contains("The quake STRUCK"))
+    }
+
+    @Test func checkAndOutputsElsewhereUseTheStoryCacheCorrectly() throws {
+        let site = try BuildFixtures.site()
+        _ = try Self.build(site)
+        try Self.replace(site, "content/world/quake.md", "category: [World, Sports]", "category: [World, Nowhere]")
+        let check = try newsgen(["check"], in: site, environment: BuildFixtures.now)
+        #expect(check.status == 1)
+        #expect(check.standardError.contains("content/world/quake.md"), "\(check.standardError)")
+        let build = try newsgen(["build"], in: site, environment: BuildFixtures.now)
+        #expect(build.status == 1)
+    }
+}
