@@ -1,3 +1,5 @@
+import Site
+
 /// A usage mistake: printed with the command's usage, exit code 64.
 public struct UsageError: Error, Sendable, CustomStringConvertible {
     public var message: String
@@ -47,27 +49,9 @@ struct ParsedArguments {
             } else {
                 let known = knownFlags + knownOptions
                 var message = "unknown option '\(name)' for '\(command)'"
-                if let close = closest(name, known) { message += "; did you mean '\(close)'?" }
+                if let close = Suggestion.closest(to: name, in: known) { message += "; did you mean '\(close)'?" }
                 throw UsageError(message: message, command: command)
             }
         }
     }
-}
-
-func closest(_ value: String, _ candidates: [String]) -> String? {
-    func distance(_ a: [Character], _ b: [Character]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
-    }
-    let scored = candidates.map { ($0, distance(Array(value), Array($0))) }.filter { $0.1 <= 3 }
-    return scored.min { $0.1 < $1.1 }?.0
 }

@@ -38,7 +38,7 @@ public enum CLI {
             default:
                 if first.hasPrefix("-") {
                     var message = "unknown option '\(first)'"
-                    if let close = closest(first, ["--version", "--help"]) { message += "; did you mean '\(close)'?" }
+                    if let close = Suggestion.closest(to: first, in: ["--version", "--help"]) { message += "; did you mean '\(close)'?" }
                     throw UsageError(message: message, command: nil)
                 }
                 throw UsageError(message: unknownCommand(first), command: nil)
@@ -53,7 +53,7 @@ public enum CLI {
 
     static func unknownCommand(_ name: String) -> String {
         var message = "unknown command '\(name)'"
-        if let close = closest(name, Help.commandNames) { message += "; did you mean '\(close)'?" }
+        if let close = Suggestion.closest(to: name, in: Help.commandNames) { message += "; did you mean '\(close)'?" }
         return message
     }
 

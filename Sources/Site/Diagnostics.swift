@@ -52,7 +52,8 @@ struct DiagnosticSink {
     var isEmpty: Bool { diagnostics.isEmpty }
 }
 
-enum Suggestion {
+/// "unknown X" messages with the known values and a did-you-mean; shared by the site checks and the CLI.
+public enum Suggestion {
     /// "unknown X" messages end with the known values and, when one is close, a did-you-mean.
     static func unknown(_ what: String, _ value: String, known: [String]) -> String {
         var message = "unknown \(what) \"\(value)\" (known: \(known.joined(separator: ", "))"
@@ -60,7 +61,7 @@ enum Suggestion {
         return message + ")"
     }
 
-    static func closest(to value: String, in candidates: [String]) -> String? {
+    public static func closest(to value: String, in candidates: [String]) -> String? {
         let lowered = value.lowercased()
         var best: (String, Int)?
         for candidate in candidates {
