@@ -161,8 +161,6 @@ private func seconds(_ duration: Duration) -> Double {
     @Test func concurrentSendsOverlap() async throws {
         try await withLoopbackServer { server in
             let transport = CurlTransport(maxConcurrentTransfers: 8)
-            let clock = ContinuousClock()
-            let start = clock.now
             let base = server.base
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<8 {
@@ -172,9 +170,9 @@ private func seconds(_ duration: Duration) -> Double {
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            let elapsed = seconds(clock.now - start)
             #expect(statuses == Array(repeating: 200, count: 8))
-            #expect(elapsed < 1.0, "8 × 200 ms took \(elapsed) s; serial would be 1.6 s")
+            // The server saw all eight at once: proof of overlap that does not depend on the machine's load
+            // (timings belong in the benchmarks).
             #expect(try await stats(transport, server)["max_active"] == 8)
         }
     }
