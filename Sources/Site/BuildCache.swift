@@ -15,6 +15,9 @@ import Glibc
 ///   (the newsgen binary, config, theme, base URL, --drafts/--future, the hashes of the stories it shows, its
 ///   pagination, and "now" where a page depends on it), and the file's size and time after the build. An output
 ///   whose fingerprint is unchanged and whose file still has that size and time is neither rendered nor read.
+///   The generated files (sitemaps, news sitemaps, robots.txt) share one fingerprint of their inputs (every
+///   story's metadata in order and which stories are in the news window at "now"), kept with their paths: when it and
+///   every one of those files are unchanged, their text is not even built.
 ///   The file is deleted before a build starts renaming files into place and written again after, so an
 ///   interrupted build leaves no cache (the next build is a full one). It is kept out of the output folder so
 ///   that it is never deployed and the output stays byte-identical between builds.
@@ -394,14 +397,27 @@ struct StoryCache {
     }
 }
 
-/// `<site>/.newsgen/build-…`: the fingerprint and file stamp of every output of the last build into one folder.
+/// `<site>/.newsgen/build-…`: the fingerprint and file stamp of every output of the last build into one folder,
+/// and the fingerprint of the inputs of the generated files (sitemaps, news sitemaps, robots.txt) with their paths,
+/// so that a build whose generated files would be the same neither writes their text nor reads them.
 struct OutputCache {
     struct Entry: Sendable {
         var fingerprint: UInt64
         var stamp: FileStamp
     }
 
-    static let magic: UInt64 = 0x4E47_4F55_5450_5431   // "NGOUTPT1"
+    /// The generated files of a build: the fingerprint of everything their text is made from, and their paths.
+    struct Generated: Sendable, Equatable {
+        var fingerprint: UInt64
+        var paths: [String]
+    }
+
+    struct Contents: Sendable {
+        var entries: [String: Entry] = [:]
+        var generated: Generated?
+    }
+
+    static let magic: UInt64 = 0x4E47_4F55_5450_5432   // "NGOUTPT2"
 
     static func path(site: String, output: String) -> String {
         var digest = Digest()
@@ -411,21 +427,27 @@ struct OutputCache {
             + String(repeating: "0", count: 16 - name.count) + name
     }
 
-    static func load(site: String, output: String) -> [String: Entry] {
-        guard let bytes = try? FileSystem.read(path(site: site, output: output)) else { return [:] }
+    static func load(site: String, output: String) -> Contents {
+        guard let bytes = try? FileSystem.read(path(site: site, output: output)) else { return Contents() }
         var reader = ByteReader(bytes)
-        guard reader.u64() == magic, reader.u64() == BuildCache.executableIdentity, let count = reader.count() else { return [:] }
+        guard reader.u64() == magic, reader.u64() == BuildCache.executableIdentity, let count = reader.count() else { return Contents() }
         var entries: [String: Entry] = [:]
         entries.reserveCapacity(count)
         for _ in 0..<count {
-            guard let file = reader.string(), let fingerprint = reader.u64(), let stamp = FileStamp.read(&reader) else { return [:] }
+            guard let file = reader.string(), let fingerprint = reader.u64(), let stamp = FileStamp.read(&reader) else { return Contents() }
             entries[file] = Entry(fingerprint: fingerprint, stamp: stamp)
         }
-        guard reader.atEnd else { return [:] }
-        return entries
+        guard let hasGenerated = reader.bool() else { return Contents() }
+        var generated: Generated?
+        if hasGenerated {
+            guard let fingerprint = reader.u64(), let paths = reader.strings() else { return Contents() }
+            generated = Generated(fingerprint: fingerprint, paths: paths)
+        }
+        guard reader.atEnd else { return Contents() }
+        return Contents(entries: entries, generated: generated)
     }
 
-    static func save(site: String, output: String, entries: [(String, Entry)]) {
+    static func save(site: String, output: String, entries: [(String, Entry)], generated: Generated?) {
         var writer = ByteWriter()
         writer.u64(magic)
         writer.u64(BuildCache.executableIdentity)
@@ -434,6 +456,11 @@ struct OutputCache {
             writer.string(file)
             writer.u64(entry.fingerprint)
             entry.stamp.write(&writer)
+        }
+        writer.bool(generated != nil)
+        if let generated {
+            writer.u64(generated.fingerprint)
+            writer.strings(generated.paths)
         }
         BuildCache.save(writer.bytes, to: path(site: site, output: output))
     }

@@ -41,6 +41,9 @@ public enum SiteBuilder {
         case feed(FeedScope, Language, FeedFormat)
         /// Sitemaps and robots.txt: small, written while planning (their split depends on their size).
         case generated(GeneratedFile)
+        /// A generated file that the last build wrote from the same inputs and that is still as it left it: its
+        /// text is neither built nor read (only its path is known).
+        case keptGenerated(String)
         case root
         case notFound
         case staticFile(String)
@@ -62,7 +65,6 @@ public enum SiteBuilder {
         let links = Permalinks(config: config, clock: clock)
         let context = PageContext(edition: edition, links: links, clock: clock, stories: stories)
         let now = options.filter.now
-        let outputs = plan(stories: stories, context: context, now: now)
         let markdownOptions = MarkdownOptions(smartPunctuation: true, allowRawHTML: config.allowRawHTML)
 
         let writer: OutputWriter
@@ -72,7 +74,8 @@ public enum SiteBuilder {
             throw SiteError([Diagnostic(path: error.path, message: "cannot write the output: \(error.reason)")])
         }
         // The build cache: an output whose fingerprint and file are as the last build left them is kept as it is.
-        let previous = options.clean ? [:] : OutputCache.load(site: edition.directory, output: output)
+        let cached = options.clean ? OutputCache.Contents() : OutputCache.load(site: edition.directory, output: output)
+        let previous = cached.entries
         // Every file already in the output folder with its stamp, listed once: for the cache check, to find the
         // files to remove (including any that something other than newsgen put there) and for the new stamps.
         let listed = FileSystem.stampedFiles(under: output, includeHidden: true)
@@ -82,12 +85,25 @@ public enum SiteBuilder {
             for (file, stamp) in listed { result[file] = stamp }
             return result
         }()
-        let known = Mutex<[FileStamp?]>([FileStamp?](repeating: nil, count: outputs.count))
         var base = Digest()
         base.add(edition.fingerprint)
         base.add(options.filter.includeDrafts)
         base.add(options.filter.includeFuture)
         let baseFingerprint = base.value
+        // The sitemaps, news sitemaps and robots.txt are made from every story: when none of their inputs changed
+        // and the files are as the last build left them, their text is not built at all.
+        let generatedInputs = generatedFingerprint(stories: stories, base: baseFingerprint, now: now)
+        var keptGenerated: [String]?
+        if let group = cached.generated, group.fingerprint == generatedInputs, !group.paths.isEmpty,
+           group.paths.allSatisfy({ path in
+               guard let entry = previous[path] else { return false }
+               return entry.fingerprint == generatedFileFingerprint(path, inputs: generatedInputs)
+                   && existing[path] == entry.stamp
+           }) {
+            keptGenerated = group.paths
+        }
+        let outputs = plan(stories: stories, context: context, now: now, keptGenerated: keptGenerated)
+        let known = Mutex<[FileStamp?]>([FileStamp?](repeating: nil, count: outputs.count))
         let paths = outputs.map { path($0, stories: stories, context: context) }
         let fingerprints = Mutex<[UInt64]>([UInt64](repeating: 0, count: outputs.count))
         let failures = Mutex<[Diagnostic]>([])
@@ -105,7 +121,7 @@ public enum SiteBuilder {
                 if !failures.withLock({ $0.isEmpty }) { return }
                 do {
                     let fingerprint = self.fingerprint(outputs[index], stories: stories, context: context,
-                                                       base: baseFingerprint, now: now)
+                                                       base: baseFingerprint, generatedInputs: generatedInputs, now: now)
                     local.append((index, fingerprint))
                     if let entry = previous[paths[index]], entry.fingerprint == fingerprint, existing[paths[index]] == entry.stamp {
                         localStamps.append((index, entry.stamp))
@@ -154,7 +170,9 @@ public enum SiteBuilder {
                 guard let stamp = unchanged ?? FileStamp.of(output + "/" + path) else { continue }
                 entries.append((path, OutputCache.Entry(fingerprint: values[index], stamp: stamp)))
             }
-            OutputCache.save(site: edition.directory, output: output, entries: entries)
+            let generatedPaths = outputs.indices.filter { outputs[$0].isGenerated }.map { paths[$0] }
+            OutputCache.save(site: edition.directory, output: output, entries: entries,
+                             generated: OutputCache.Generated(fingerprint: generatedInputs, paths: generatedPaths))
             return BuildReport(stories: stories.count, pages: outputs.count, written: summary.written,
                                unchanged: summary.unchanged, removed: summary.removed, output: output)
         } catch {
@@ -174,7 +192,9 @@ public enum SiteBuilder {
         return nil
     }
 
-    static func plan(stories: [Story], context: PageContext, now: Timestamp) -> [Output] {
+    /// `keptGenerated`: the paths of the generated files (sitemaps, robots.txt) when the last build's are still
+    /// valid; nil to build their text.
+    static func plan(stories: [Story], context: PageContext, now: Timestamp, keptGenerated: [String]? = nil) -> [Output] {
         let config = context.config
         let links = context.links
         var outputs: [Output] = []
@@ -198,12 +218,13 @@ public enum SiteBuilder {
             indices.map { stories[$0].lastModified }.max()
         }
         var sitemap: [SitemapEntry] = []
+        let buildSitemaps = keptGenerated == nil
         for language in config.languages {
             outputs.append(.front(language))
             for format in FeedFormat.allCases { outputs.append(.feed(.front, language, format)) }
             let list = available[language.code] ?? []
-            sitemap.append(sitemapEntry(language, lastModified: newest(list.prefix(config.frontPageSize)),
-                                        languages: config.languages, context: context, url: links.front))
+            if buildSitemaps { sitemap.append(sitemapEntry(language, lastModified: newest(list.prefix(config.frontPageSize)),
+                                        languages: config.languages, context: context, url: links.front)) }
             for category in config.categories {
                 let inCategory = members[language.code]?[category.slug] ?? []
                 let pages = pageCounts[language.code]?[category.slug] ?? 1
@@ -215,17 +236,35 @@ public enum SiteBuilder {
                     outputs.append(.category(category, language, page: page, pages: pages,
                                              stories: inCategory[start..<end], alternates: alternates))
                     // A later page changes whenever a story above it arrives or changes: count them all.
-                    sitemap.append(sitemapEntry(language, lastModified: newest(inCategory[0..<end]), languages: alternates,
-                                                context: context, url: { links.category(category, $0, page: page) }))
+                    if buildSitemaps {
+                        sitemap.append(sitemapEntry(language, lastModified: newest(inCategory[0..<end]), languages: alternates,
+                                                    context: context, url: { links.category(category, $0, page: page) }))
+                    }
                 }
             }
-            for index in list {
+            for index in list where buildSitemaps {
                 let story = stories[index]
                 sitemap.append(sitemapEntry(language, lastModified: story.lastModified,
                                             languages: context.pageLanguages[story.id] ?? [language],
                                             context: context, url: { context.storyURL(story, $0) }))
             }
         }
+        if let keptGenerated {
+            for path in keptGenerated { outputs.append(.keptGenerated(path)) }
+        } else {
+            appendGenerated(to: &outputs, sitemap: sitemap, stories: stories, context: context, now: now)
+        }
+        outputs.append(.root)
+        outputs.append(.notFound)
+        for file in context.edition.theme.staticFiles { outputs.append(.staticFile(file)) }
+        return outputs
+    }
+
+    /// Builds the text of the sitemaps, news sitemaps and robots.txt.
+    static func appendGenerated(to outputs: inout [Output], sitemap: [SitemapEntry], stories: [Story],
+                                context: PageContext, now: Timestamp) {
+        let config = context.config
+        let links = context.links
         var news: [NewsSitemapEntry] = []
         for story in stories where NewsSitemap.isRecent(story.published, now: now) {
             // Only pages written in their language: a fallback page is not news in that language.
@@ -240,10 +279,38 @@ public enum SiteBuilder {
         let newsFiles = NewsSitemap.files(news, now: now)
         for file in sitemapFiles + newsFiles { outputs.append(.generated(file)) }
         outputs.append(.generated(Robots.file(sitemaps: [Sitemap.indexFile] + newsFiles.map(\.path), links: links)))
-        outputs.append(.root)
-        outputs.append(.notFound)
-        for file in context.edition.theme.staticFiles { outputs.append(.staticFile(file)) }
-        return outputs
+    }
+
+    /// A hash of everything the generated files (sitemaps, news sitemaps, robots.txt) are made from: `base` (the
+    /// binary, config, theme, base URL, flags), every story shown in order with all its metadata (what the story
+    /// cache keeps: everything but the bodies' text, which no generated file shows; the languages that have a
+    /// body are included), and which stories are in the Google News window at `now`. An edit of a story's body
+    /// alone leaves it unchanged.
+    static func generatedFingerprint(stories: [Story], base: UInt64, now: Timestamp) -> UInt64 {
+        var digest = Digest()
+        digest.add(base)
+        digest.add("generated files")
+        digest.add(stories.count)
+        var writer = ByteWriter()
+        for story in stories {
+            if story.contentHash == 0 { digest.add(UInt64.random(in: 0...UInt64.max)) }   // unknown: always build
+            var metadata = story
+            metadata.contentHash = 0   // the hash of the whole file, body included
+            writer.bytes.removeAll(keepingCapacity: true)
+            StoryCache.writeStory(metadata, &writer)
+            digest.add(writer.bytes)
+            digest.add(NewsSitemap.isRecent(story.published, now: now))
+        }
+        return digest.value
+    }
+
+    /// The fingerprint of one generated file: its path and the inputs of all generated files.
+    static func generatedFileFingerprint(_ path: String, inputs: UInt64) -> UInt64 {
+        var digest = Digest()
+        digest.add("generated")
+        digest.add(path)
+        digest.add(inputs)
+        return digest.value
     }
 
     /// The file an output is written to, relative to the output folder (the same path `render` returns).
@@ -256,6 +323,7 @@ public enum SiteBuilder {
             return Permalinks.file(for: links.category(category, language, page: page))
         case .feed(let scope, let language, let format): return links.feed(scope, language, format)
         case .generated(let file): return file.path
+        case .keptGenerated(let path): return path
         case .root: return "index.html"
         case .notFound: return "404.html"
         case .staticFile(let file): return "static/" + file
@@ -265,7 +333,13 @@ public enum SiteBuilder {
     /// A hash of everything an output is rendered from. `base` covers the binary, config, theme, base URL and
     /// the build's flags; a story is represented by its source path and the hash of its file's bytes, which
     /// cover everything about it. Two builds that compute the same fingerprint for an output write the same bytes.
-    static func fingerprint(_ output: Output, stories: [Story], context: PageContext, base: UInt64, now: Timestamp) -> UInt64 {
+    static func fingerprint(_ output: Output, stories: [Story], context: PageContext, base: UInt64,
+                            generatedInputs: UInt64, now: Timestamp) -> UInt64 {
+        switch output {
+        case .generated(let file): return generatedFileFingerprint(file.path, inputs: generatedInputs)
+        case .keptGenerated(let path): return generatedFileFingerprint(path, inputs: generatedInputs)
+        default: break
+        }
         var digest = Digest()
         digest.add(base)
         func add(_ story: Story) {
@@ -308,10 +382,7 @@ public enum SiteBuilder {
                 digest.add(date.secondsSinceEpoch)
                 digest.add(date.offsetSeconds)
             }
-        case .generated(let file):
-            digest.add("generated")
-            digest.add(file.path)
-            digest.add(file.text)
+        case .generated, .keptGenerated: break   // above
         case .root: digest.add("root")
         case .notFound: digest.add("404")
         case .staticFile(let file):
@@ -367,6 +438,9 @@ public enum SiteBuilder {
             return (links.feed(scope, language, format), Array(FeedWriter.write(feed, as: format).utf8))
         case .generated(let file):
             return (file.path, Array(file.text.utf8))
+        case .keptGenerated(let path):
+            // Never reached: a kept file passed the same cache check before planning.
+            throw FileSystem.Failure(path: path, reason: "the build cache changed during the build; build again")
         case .root, .notFound:
             let language = config.defaultLanguage
             var value = context.base(language, kind: output.isRoot ? "root" : "404",
@@ -393,4 +467,10 @@ public enum SiteBuilder {
 
 extension SiteBuilder.Output {
     var isRoot: Bool { if case .root = self { return true } else { return false } }
+    var isGenerated: Bool {
+        switch self {
+        case .generated, .keptGenerated: return true
+        default: return false
+        }
+    }
 }

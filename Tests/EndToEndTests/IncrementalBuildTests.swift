@@ -31,6 +31,10 @@ struct FixtureError: Error { var message: String }
         Edit(name: "date") {
             try replace($0, "content/world/2026-11-28-english-only.md", "2026-11-28T09:00:00+01:00", "2026-11-29T16:30:00+01:00")
         },
+        Edit(name: "body in another language") {
+            // The French page stops being a fallback: the news sitemap gains it although no metadata changed.
+            try replace($0, "content/world/2026-11-28-english-only.md", "中文正文。", "中文正文。\n\n<!-- lang: fr -->\nCorps en français.")
+        },
         Edit(name: "breaking flag") { try replace($0, "content/world/quake.md", "breaking: true", "breaking: false") },
         Edit(name: "draft published") { try replace($0, "content/sports/draft.md", "draft: true", "draft: false") },
         Edit(name: "deletion") { try $0.remove("content/world/2026-11-28-english-only.md") },
@@ -72,8 +76,8 @@ struct FixtureError: Error { var message: String }
         site.snapshot(folder).filter { !$0.key.split(separator: "/").contains { $0.hasPrefix(".newsgen") } }
     }
 
-    static func build(_ site: TemporarySite, _ extra: [String] = []) throws -> String {
-        let result = try newsgen(["build", "--quiet"] + extra, in: site, environment: BuildFixtures.now)
+    static func build(_ site: TemporarySite, _ extra: [String] = [], environment: [String: String] = BuildFixtures.now) throws -> String {
+        let result = try newsgen(["build", "--quiet"] + extra, in: site, environment: environment)
         #expect(result.status == 0, "\(result.standardError)")
         return result.standardOutput
     }
@@ -199,6 +203,51 @@ struct FixtureError: Error { var message: String }
         #expect(Self.difference(Self.tree(site, "site"), Self.tree(site, "reference")).isEmpty)
         let help = try newsgen(["build", "--help"], in: site)
         #expect(help.standardOutput.contains("--clean"))
+    }
+
+    /// The sitemaps are kept when their inputs are unchanged; "now" is one of them (the Google News window).
+    @Test func newsWindowFollowsTheBuildTime() throws {
+        let site = try BuildFixtures.site()
+        _ = try Self.build(site)
+        let before = Self.tree(site, "site")
+        let english = "/2026/11/28/english-only/"
+        #expect(String(decoding: try #require(before["news-sitemap.xml"]), as: UTF8.self).contains(english))
+        // An hour later the same stories are recent: nothing to write.
+        let hourLater = ["SOURCE_DATE_EPOCH": "1795968000"]
+        let same = try Self.build(site, environment: hourLater)
+        #expect(same.contains(", 0 written, ") && same.contains(", 0 removed "), "\(same)")
+        // A day later the story of 2026-11-28 has left the 48-hour window; no story file changed.
+        let dayLater = ["SOURCE_DATE_EPOCH": "1796050800"]
+        let summary = try Self.build(site, environment: dayLater)
+        let incremental = Self.tree(site, "site")
+        let news = String(decoding: try #require(incremental["news-sitemap.xml"]), as: UTF8.self)
+        #expect(!news.contains(english), "\(news)")
+        #expect(news.contains("/2026/11/29/quake/"), "\(news)")
+        _ = try Self.build(site, ["--clean", "--output", "reference"], environment: dayLater)
+        let different = Self.difference(incremental, Self.tree(site, "reference"))
+        #expect(different.isEmpty, "differs from a clean build in \(different.sorted())")
+        let changed = Self.difference(before, incremental)
+        #expect(changed.contains("news-sitemap.xml"), "\(summary): \(changed.sorted())")
+        let counts = try #require(Self.counts(summary), "\(summary)")
+        #expect(counts.written + counts.removed == changed.count, "\(summary): \(changed.sorted())")
+        let again = try Self.build(site, environment: dayLater)
+        #expect(again.contains(", 0 written, ") && again.contains(", 0 removed "), "\(again)")
+    }
+
+    /// A kept sitemap that was edited or deleted by hand is written again.
+    @Test func damagedSitemapsAreWrittenAgain() throws {
+        let site = try BuildFixtures.site()
+        _ = try Self.build(site)
+        let before = Self.tree(site, "site")
+        try site.write("site/sitemap.xml", "<not a sitemap/>")
+        try site.remove("site/news-sitemap.xml")
+        try site.write("site/robots.txt", "User-agent: *\nDisallow: /\n")
+        let summary = try Self.build(site)
+        #expect(Self.difference(before, Self.tree(site, "site")).isEmpty)
+        let counts = try #require(Self.counts(summary), "\(summary)")
+        #expect(counts.written == 3, "\(summary)")
+        let again = try Self.build(site)
+        #expect(again.contains(", 0 written, "), "\(again)")
     }
 
     @Test func sameSizeSameTimeEditIsSeen() throws {
