@@ -210,7 +210,8 @@ private func seconds(_ duration: Duration) -> Double {
             let elapsed = seconds(clock.now - start)
             #expect(error?.kind == .timedOut)
             #expect(error?.message.hasPrefix("127.0.0.1:\(server.port): ") == true)
-            #expect(elapsed < 2, "timed out only after \(elapsed) s")
+            // Well before the server would answer (5 s); generous so a loaded machine cannot fail it.
+            #expect(elapsed < 4, "timed out only after \(elapsed) s")
         }
     }
 
@@ -243,7 +244,7 @@ private func seconds(_ duration: Duration) -> Double {
         let error = await failure(CurlTransport(), HTTPRequest(method: "POST", url: "http://example.com/", body: [1]))
         #expect(error?.kind == .insecureURL)
         #expect(error?.message.contains("example.com:80") == true)
-        #expect(seconds(clock.now - start) < 0.5)
+        #expect(seconds(clock.now - start) < 3)
     }
 
     @Test(arguments: [
@@ -370,7 +371,7 @@ private func seconds(_ duration: Duration) -> Double {
             let error = try #require(anyError as? HTTPError)
             #expect(error.kind == .other)
             #expect(error.message == "127.0.0.1:\(server.port): the request was cancelled")
-            #expect(seconds(clock.now - start) < 1.5)
+            #expect(seconds(clock.now - start) < 4)
         }
     }
 
