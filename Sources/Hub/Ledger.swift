@@ -32,7 +32,7 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
 /// therefore never forgets a completed send; at most the one send in flight when it happened can repeat.
 /// An exclusive lock (`<ledger>.lock`, flock) keeps two publishes from using the same ledger at once.
 public final class Ledger: @unchecked Sendable {
-    // @unchecked: `records` is only touched while holding `lock`.
+    // @unchecked: `records` and `failure` are only touched while holding `lock`.
     public let path: String
     private var records: [LedgerRecord]
     private var lockDescriptor: Int32 = -1
@@ -102,6 +102,11 @@ public final class Ledger: @unchecked Sendable {
         }
     }
 
+    /// The first write that failed, if any. Once the ledger cannot record sends, nothing more may be sent:
+    /// an unrecorded alert would go out again on the next run.
+    public var writeFailure: LedgerError? { lock.withLock { failure } }
+    private var failure: LedgerError?
+
     public var all: [LedgerRecord] { lock.withLock { records } }
 
     public var byKey: [String: LedgerRecord] {
@@ -114,7 +119,12 @@ public final class Ledger: @unchecked Sendable {
         defer { lock.unlock() }
         var next = records
         next.append(record)
-        try Self.write(next, to: path)
+        do {
+            try Self.write(next, to: path)
+        } catch {
+            failure = error
+            throw error
+        }
         records = next
     }
 

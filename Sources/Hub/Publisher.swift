@@ -93,6 +93,9 @@ public struct Publisher: Sendable {
         }
         var attempt = 0
         while true {
+            if let failure = ledger.writeFailure {
+                return .failed("not sent, because the ledger cannot record sends (\(failure.message)); fix it and run again", attempts: attempt)
+            }
             attempt += 1
             let outcome: SendOutcome
             var response: HTTPResponse?

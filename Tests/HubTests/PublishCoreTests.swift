@@ -197,6 +197,32 @@ import TestSupport
         return publisher
     }
 
+    @Test func onceTheLedgerCannotBeWrittenNothingMoreIsSent() async throws {
+        let second = Self.tricky.replacingOccurrences(of: "published: 2026-11-29T14:00:00Z", with: "published: 2026-11-29T14:10:00Z")
+        let (edition, site) = try Self.edition(["content/a.md": Self.tricky, "content/b.md": second])
+        let notifications = NotificationPlanner(edition: edition, now: Self.now, sent: [:]).plan().compactMap { entry -> Hub.Notification? in
+            if case .send(let n) = entry { return n }
+            return nil
+        }
+        #expect(notifications.count == 2)
+        let path = site.path + "/.newsgen/push-ledger.json"
+        let ledger = try Ledger.openForSending(path: path)
+        // A folder where the ledger file should be: the rename after the first accepted send fails.
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let transport = ScriptedTransport([])
+        var publisher = publisher(transport, ledger: ledger, sleeps: SleepLog())
+        publisher.concurrency = 1
+        let results = await publisher.publish(notifications)
+        guard case .failed(let first, _)? = results["a"], case .failed(let second, let attempts)? = results["b"] else {
+            Issue.record("both must fail: \(results)")
+            return
+        }
+        #expect(first.hasPrefix("the hub accepted it, but recording it failed"))
+        #expect(second.hasPrefix("not sent, because the ledger cannot record sends"))
+        #expect(attempts == 0)
+        #expect(transport.seen.withLock { $0.count } == 1)
+    }
+
     @Test func retriesOnTheScheduleAndRecordsOnlyAcceptedSends() async throws {
         let (edition, site) = try Self.edition(["content/a.md": Self.tricky])
         let n = try #require(notification(NotificationPlanner(edition: edition, now: Self.now, sent: [:]).plan()))
