@@ -58,64 +58,56 @@ public struct XMLWriter: Sendable {
 
     /// Escapes character data: `&`, `<` and `>` (the last so that `]]>` can never appear).
     public static func escapeText(_ value: String) -> String {
-        if !needsEscaping(value, quote: false) { return value }
-        var out = ""
-        out.unicodeScalars.reserveCapacity(value.unicodeScalars.count)
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: if isAllowed(scalar) { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
+        escape(value, quote: false)
     }
 
     /// Escapes an attribute value in double quotes; tab, line feed and carriage return become character
     /// references so that attribute-value normalisation does not turn them into spaces.
     public static func escapeAttribute(_ value: String) -> String {
-        if !needsEscaping(value, quote: true) { return value }
-        var out = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\t": out += "&#9;"
-            case "\n": out += "&#10;"
-            case "\r": out += "&#13;"
-            default: if isAllowed(scalar) { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out
+        escape(value, quote: true)
     }
 
-    /// A quick scan of the UTF-8 bytes: false when the text can be written as it is (the common case).
-    /// Lead byte 0xEF (U+F000…U+FFFF, which holds U+FFFE and U+FFFF) sends the text to the careful path.
-    private static func needsEscaping(_ value: String, quote: Bool) -> Bool {
-        var text = value   // withUTF8 needs a variable; a native string is not copied
-        return text.withUTF8 { bytes in
-            for byte in bytes {
+    /// One pass over the UTF-8 bytes. Text with nothing to escape (the common case for titles) is returned
+    /// as it is; otherwise unchanged runs are copied whole and only the bytes that need it are replaced.
+    /// Everything that needs attention is ASCII, apart from U+FFFE and U+FFFF (EF BF BE, EF BF BF), which
+    /// are dropped; a lead byte 0xEF never occurs inside another character's encoding.
+    private static func escape(_ value: String, quote: Bool) -> String {
+        var value = value   // withUTF8 needs a variable; a native string is not copied
+        return value.withUTF8 { bytes -> String? in
+            var out: [UInt8] = []
+            var copied = 0   // bytes[..<copied] are already in `out`
+            var index = 0
+            let count = bytes.count
+            while index < count {
+                let byte = bytes[index]
+                let replacement: StaticString?
+                var width = 1
                 switch byte {
-                case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), 0xEF: return true
-                case UInt8(ascii: "\""), 0x09, 0x0A, 0x0D: if quote { return true }
-                case 0..<0x20: return true
-                default: continue
+                case UInt8(ascii: "&"): replacement = "&amp;"
+                case UInt8(ascii: "<"): replacement = "&lt;"
+                case UInt8(ascii: ">"): replacement = "&gt;"
+                case UInt8(ascii: "\""): replacement = quote ? "&quot;" : nil
+                case 0x09: replacement = quote ? "&#9;" : nil
+                case 0x0A: replacement = quote ? "&#10;" : nil
+                case 0x0D: replacement = quote ? "&#13;" : nil
+                case 0..<0x20: replacement = ""   // not an XML character
+                case 0xEF where index + 2 < count && bytes[index + 1] == 0xBF && bytes[index + 2] >= 0xBE:
+                    replacement = ""; width = 3   // U+FFFE, U+FFFF
+                default: replacement = nil
                 }
+                if let replacement {
+                    if out.isEmpty { out.reserveCapacity(count + count / 8 + 16) }
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<index]))
+                    out.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start,
+                                                               count: replacement.utf8CodeUnitCount))
+                    copied = index + width
+                }
+                index += width
             }
-            return false
-        }
-    }
-
-    /// XML 1.0 `Char`: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
-    static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x9, 0xA, 0xD: return true
-        case 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: return true
-        default: return false
-        }
+            if copied == 0 { return nil }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
+            return String(decoding: out, as: UTF8.self)
+        } ?? value
     }
 }
 
@@ -141,83 +133,100 @@ public enum JSONWriter {
     }
 
     public static func write(_ value: JSONValue, mode: Mode = .standard) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
         write(value, mode: mode, depth: 0, into: &out)
-        return out + "\n"
+        out.append(UInt8(ascii: "\n"))
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private static func write(_ value: JSONValue, mode: Mode, depth: Int, into out: inout String) {
+    private static func write(_ value: JSONValue, mode: Mode, depth: Int, into out: inout [UInt8]) {
         switch value {
-        case .string(let text): out += quote(text, mode: mode)
-        case .integer(let number): out += String(number)
-        case .bool(let flag): out += flag ? "true" : "false"
-        case .null: out += "null"
+        case .string(let text): quote(text, mode: mode, into: &out)
+        case .integer(let number): out.append(contentsOf: String(number).utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .null: out.append(contentsOf: "null".utf8)
         case .array(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "[\n"
+            if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            out.append(contentsOf: "[\n".utf8)
             for (index, item) in items.enumerated() {
-                out += String(repeating: "  ", count: depth + 1)
+                indent(depth + 1, into: &out)
                 write(item, mode: mode, depth: depth + 1, into: &out)
-                out += index == items.count - 1 ? "\n" : ",\n"
+                out.append(contentsOf: (index == items.count - 1 ? "\n" : ",\n").utf8)
             }
-            out += String(repeating: "  ", count: depth) + "]"
+            indent(depth, into: &out)
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            if members.isEmpty { out += "{}"; return }
-            out += "{\n"
+            if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
+            out.append(contentsOf: "{\n".utf8)
             for (index, (key, item)) in members.enumerated() {
-                out += String(repeating: "  ", count: depth + 1) + quote(key, mode: mode) + ": "
+                indent(depth + 1, into: &out)
+                quote(key, mode: mode, into: &out)
+                out.append(contentsOf: ": ".utf8)
                 write(item, mode: mode, depth: depth + 1, into: &out)
-                out += index == members.count - 1 ? "\n" : ",\n"
+                out.append(contentsOf: (index == members.count - 1 ? "\n" : ",\n").utf8)
             }
-            out += String(repeating: "  ", count: depth) + "}"
+            indent(depth, into: &out)
+            out.append(UInt8(ascii: "}"))
         }
+    }
+
+    private static func indent(_ depth: Int, into out: inout [UInt8]) {
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }
 
     /// A JSON string literal. Control characters, U+2028 and U+2029 (line terminators in JavaScript) are
     /// escaped; everything else is written as UTF-8.
     public static func quote(_ text: String, mode: Mode = .standard) -> String {
-        if !needsEscaping(text, mode: mode) { return "\"" + text + "\"" }
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case "<" where mode == .htmlScript: out += "\\u003c"
-            case ">" where mode == .htmlScript: out += "\\u003e"
-            case "&" where mode == .htmlScript: out += "\\u0026"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0x7F {
-                    out += "\\u" + hex4(scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
+        var out: [UInt8] = []
+        quote(text, mode: mode, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the literal in one pass over the UTF-8 bytes, copying unchanged runs whole. Everything that
+    /// needs an escape is ASCII apart from U+2028 and U+2029 (E2 80 A8, E2 80 A9).
+    private static func quote(_ text: String, mode: Mode, into out: inout [UInt8]) {
+        var text = text   // withUTF8 needs a variable; a native string is not copied
+        out.append(UInt8(ascii: "\""))
+        text.withUTF8 { bytes in
+            let count = bytes.count
+            var copied = 0
+            var index = 0
+            while index < count {
+                let byte = bytes[index]
+                var width = 1
+                let escape: StaticString?
+                switch byte {
+                case UInt8(ascii: "\""): escape = "\\\""
+                case UInt8(ascii: "\\"): escape = "\\\\"
+                case 0x0A: escape = "\\n"
+                case 0x0D: escape = "\\r"
+                case 0x09: escape = "\\t"
+                case 0x08: escape = "\\b"
+                case 0x0C: escape = "\\f"
+                case UInt8(ascii: "<") where mode == .htmlScript: escape = "\\u003c"
+                case UInt8(ascii: ">") where mode == .htmlScript: escape = "\\u003e"
+                case UInt8(ascii: "&") where mode == .htmlScript: escape = "\\u0026"
+                case 0..<0x20, 0x7F: escape = nil
+                case 0xE2 where index + 2 < count && bytes[index + 1] == 0x80
+                    && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+                    escape = bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"; width = 3
+                default: index += 1; continue
                 }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<index]))
+                if let escape {
+                    out.append(contentsOf: UnsafeBufferPointer(start: escape.utf8Start, count: escape.utf8CodeUnitCount))
+                } else {   // other control characters and DEL: \u00XX
+                    let digits: StaticString = "0123456789abcdef"
+                    out.append(contentsOf: "\\u00".utf8)
+                    out.append(digits.utf8Start[Int(byte >> 4)])
+                    out.append(digits.utf8Start[Int(byte & 0xF)])
+                }
+                index += width
+                copied = index
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
         }
-        return out + "\""
-    }
-
-    /// A quick scan of the UTF-8 bytes: false when the text can be quoted as it is (the common case).
-    private static func needsEscaping(_ text: String, mode: Mode) -> Bool {
-        var previous: (UInt8, UInt8) = (0, 0)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x7F, 0..<0x20: return true
-            case UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"): if mode == .htmlScript { return true }
-            case 0xA8, 0xA9: if previous == (0xE2, 0x80) { return true }   // U+2028, U+2029
-            default: break
-            }
-            previous = (previous.1, byte)
-        }
-        return false
-    }
-
-    private static func hex4(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        out.append(UInt8(ascii: "\""))
     }
 }

@@ -23,6 +23,9 @@ import Testing
         #expect(XMLWriter.escapeText("tab\there\nline\r") == "tab\there\nline\r")
         #expect(XMLWriter.escapeText("العربية 简体中文 👨‍👩‍👧 \u{200F}") == "العربية 简体中文 👨‍👩‍👧 \u{200F}")
         #expect(XMLWriter.escapeAttribute("a\tb\rc\u{7}") == "a&#9;b&#13;c")
+        // Neighbours of U+FFFE/U+FFFF in UTF-8 (lead byte EF) are ordinary characters and stay.
+        #expect(XMLWriter.escapeText("\u{FFFD}\u{FF01}\u{F000}<\u{FFFE}") == "\u{FFFD}\u{FF01}\u{F000}&lt;")
+        #expect(XMLWriter.escapeText("<p>a &amp; b</p>") == "&lt;p&gt;a &amp;amp; b&lt;/p&gt;")
     }
 
     @Test func fragmentsAreIndentedForTheirPlaceAndCloseWhatIsOpen() {
