@@ -297,7 +297,7 @@ struct StoryCache {
         var story: Story
     }
 
-    static let magic: UInt64 = 0x4E47_5354_4F52_5931   // "NGSTORY1"
+    static let magic: UInt64 = 0x4E47_5354_4F52_5932   // "NGSTORY2"
 
     static func path(site: String) -> String {
         site + "/" + BuildCache.storyCacheFolder + "/" + BuildCache.storyCacheFile
@@ -364,6 +364,8 @@ struct StoryCache {
         for code in codes {
             w.string(code)
             w.int(story.bodies[code]?.firstLine ?? 1)
+            w.int(story.bodies[code]?.sourceRange.lowerBound ?? 0)
+            w.int(story.bodies[code]?.sourceRange.upperBound ?? 0)
         }
     }
 
@@ -385,8 +387,9 @@ struct StoryCache {
         }
         var bodies: [String: StoryBody] = [:]
         for _ in 0..<bodyCount {
-            guard let code = r.string(), let firstLine = r.int() else { return nil }
-            bodies[code] = StoryBody(languageCode: code, markdown: "", firstLine: firstLine)
+            guard let code = r.string(), let firstLine = r.int(), let lower = r.int(), let upper = r.int(),
+                  lower >= 0, upper >= lower else { return nil }
+            bodies[code] = StoryBody(languageCode: code, markdown: "", firstLine: firstLine, sourceRange: lower..<upper)
         }
         guard !categories.isEmpty, !bodies.isEmpty else { return nil }
         return Story(id: id, slug: slug, sourcePath: sourcePath, categories: categories, published: published,

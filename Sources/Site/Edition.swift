@@ -31,8 +31,9 @@ public struct Edition: Sendable {
     }
 
     /// Loads the site in `directory`. Collects every problem of every file before throwing.
-    /// With a cache mode other than `.off`, stories whose files did not change come from the cache, without
-    /// their bodies (`Story.bodiesLoaded` is false); their problems were none when they were cached.
+    /// Stories come without their bodies (`Story.bodiesLoaded` is false; `withBodies` reads them). With a cache
+    /// mode other than `.off`, stories whose files did not change come from the cache; their problems were none
+    /// when they were cached.
     public static func load(directory: String, baseURLOverride: String? = nil, cache: CacheMode = .off) throws(SiteError) -> Edition {
         let root = FileSystem.absolute(directory)
         var diagnostics: [Diagnostic] = []
@@ -87,13 +88,15 @@ public struct Edition: Sendable {
         if story.bodiesLoaded { return story }
         let path = directory + "/" + story.sourcePath
         let bytes = try FileSystem.read(path)
-        let name = String(story.sourcePath.split(separator: "/").last ?? Substring(story.sourcePath))
+        // The same bytes as when the story was parsed, so each body is where parsing found it.
         guard Digest.of(bytes) == story.contentHash,
-              let parsed = StoryParser(config: config).parse(bytes: bytes, path: story.sourcePath, fileName: name).0 else {
+              story.bodies.values.allSatisfy({ $0.sourceRange.upperBound <= bytes.count }) else {
             throw FileSystem.Failure(path: story.sourcePath, reason: "the file changed while the site was being built; run the build again")
         }
         var loaded = story
-        loaded.bodies = parsed.bodies
+        for (code, body) in story.bodies {
+            loaded.bodies[code]?.markdown = StoryBody.markdown(in: bytes, body.sourceRange)
+        }
         loaded.bodiesLoaded = true
         return loaded
     }
@@ -135,6 +138,9 @@ public struct Edition: Sendable {
                     }
                     var (story, problems) = parser.parse(bytes: bytes, path: path, fileName: name)
                     story?.contentHash = hash
+                    // Bodies are read again for the pages that show them, so that memory does not grow with the
+                    // archive: 10,000 stories hold about 140 MB of Markdown.
+                    story?.unloadBodies()
                     local.append((index, story, problems, true))
                 case .failure(let error):
                     local.append((index, nil, [Diagnostic(path: path, message: "cannot read: \(error.reason)")], true))

@@ -1,4 +1,5 @@
 import Markdown
+import Synchronization
 
 /// Which stories a feed follows: a language's front page or one of its categories.
 public enum FeedScope: Sendable, Hashable {
@@ -212,7 +213,9 @@ extension PageContext {
         }
         var entries: [FeedEntry] = []
         for story in feedStories(scope, language, from: stories) {
-            entries.append(feedEntry(try edition.withBodies(story), language, options: options))
+            entries.append(try feedEntries.entry(story.id, language) { () throws(FileSystem.Failure) in
+                feedEntry(try edition.withBodies(story), language, options: options)
+            })
         }
         var urls: [FeedFormat: String] = [:]
         for format in FeedFormat.allCases { urls[format] = links.absolute(links.feed(scope, language, format)) }
@@ -303,5 +306,21 @@ extension Timestamp {
         let sign = offsetSeconds < 0 ? "-" : "+"
         let a = abs(offsetSeconds)
         return "\(names[weekday]), \(pad(d)) \(months[m - 1]) \(pad(y, 4)) \(pad(hh)):\(pad(mm)):\(pad(ss)) \(sign)\(pad(a / 3600))\(pad(a % 3600 / 60))"
+    }
+}
+
+/// Feed entries made once per build and shared: a story is in its language's front-page feed and in each of
+/// its categories' feeds, each written as RSS, Atom and JSON Feed, and every one of those needs the same
+/// rendered body. Holds at most a few hundred entries (`feeds.items` per feed).
+final class FeedEntries: Sendable {
+    private let entries = Mutex<[String: FeedEntry]>([:])
+
+    func entry(_ storyID: String, _ language: Language,
+               make: () throws(FileSystem.Failure) -> FeedEntry) throws(FileSystem.Failure) -> FeedEntry {
+        let key = storyID + "\u{0}" + language.code
+        if let entry = entries.withLock({ $0[key] }) { return entry }
+        let entry = try make()   // outside the lock: two workers may both make it, with the same result
+        entries.withLock { $0[key] = entry }
+        return entry
     }
 }

@@ -16,6 +16,8 @@ struct PageContext: Sendable {
     /// and the planner ask for each several times.
     private let storyURLs: [String: [String]]
     private let languageIndex: [String: Int]
+    /// Each story's feed entry in each language, made once per build (see `FeedEntries`).
+    let feedEntries = FeedEntries()
 
     /// `links.story(story, language)`, computed once per build.
     func storyURL(_ story: Story, _ language: Language) -> String {

@@ -113,6 +113,7 @@ public enum SiteBuilder {
         DispatchQueue.concurrentPerform(iterations: (outputs.count + chunk - 1) / chunk) { block in
             var local: [(Int, UInt64)] = []
             var localStamps: [(Int, FileStamp)] = []
+            var loaded: (index: Int, story: Story)?   // a story's pages in each language are planned together
             defer {
                 fingerprints.withLock { for (index, value) in local { $0[index] = value } }
                 known.withLock { for (index, stamp) in localStamps { $0[index] = stamp } }
@@ -129,7 +130,8 @@ public enum SiteBuilder {
                         continue
                     }
                     rendered.add(1, ordering: .relaxed)
-                    let (path, bytes) = try render(outputs[index], stories: stories, context: context, now: now, options: markdownOptions)
+                    let (path, bytes) = try render(outputs[index], stories: stories, context: context, now: now,
+                                                   options: markdownOptions, loaded: &loaded)
                     try writer.stage(path, bytes)
                 } catch let error as TemplateError {
                     failures.withLock {
@@ -405,14 +407,21 @@ public enum SiteBuilder {
                             alternates: alternates)
     }
 
+    /// The file an output becomes. `loaded` keeps the last story whose bodies were read, for its next page.
     static func render(_ output: Output, stories: [Story], context: PageContext, now: Timestamp,
-                       options: MarkdownOptions) throws -> (String, [UInt8]) {
+                       options: MarkdownOptions, loaded: inout (index: Int, story: Story)?) throws -> (String, [UInt8]) {
         let templates = context.edition.theme.templates
         let links = context.links
         let config = context.config
         switch output {
         case .story(let index, let language):
-            let story = try context.edition.withBodies(stories[index])
+            let story: Story
+            if let loaded, loaded.index == index {
+                story = loaded.story
+            } else {
+                story = try context.edition.withBodies(stories[index])
+                loaded = (index, story)
+            }
             let html = try templates.render("story", context.storyPage(story, language, options: options))
             return (Permalinks.file(for: links.story(story, language)), Array(html.utf8))
         case .front(let language):

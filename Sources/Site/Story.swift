@@ -3,8 +3,32 @@ import YAML
 /// One story's body in one language: Markdown text and the file line it starts on (for messages).
 public struct StoryBody: Sendable, Hashable {
     public var languageCode: String
+    /// Empty while the story's bodies are not loaded (`Story.bodiesLoaded`).
     public var markdown: String
     public var firstLine: Int
+    /// Where the body is in the file's bytes, so that it can be read again without parsing the file.
+    public var sourceRange: Range<Int>
+
+    /// The Markdown of `range` in a story file: lines end with a line feed (a carriage return before one is
+    /// dropped), and so does the last.
+    static func markdown(in bytes: [UInt8], _ range: Range<Int>) -> String {
+        let slice = bytes[range]
+        guard slice.contains(13) else {
+            var text = String(decoding: slice, as: UTF8.self)
+            text.append("\n")
+            return text
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(slice.count + 1)
+        var index = slice.startIndex
+        while index < slice.endIndex {
+            let byte = slice[index]
+            if byte != 13 || index + 1 >= slice.endIndex || slice[index + 1] != 10 { out.append(byte) }
+            index += 1
+        }
+        out.append(10)
+        return String(decoding: out, as: UTF8.self)
+    }
 }
 
 /// What `newsgen publish` should announce for a story (the `push:` front-matter section).
@@ -37,13 +61,19 @@ public struct Story: Sendable, Hashable {
     public var corrections: LocalizedText
     public var push: PushRequest
     /// Bodies by language code. Always has at least one body.
-    /// When `bodiesLoaded` is false (a story taken from the build cache) the keys say which languages have a
-    /// body but the Markdown is empty: `Edition.withBodies` reads it when a page that shows it is rendered.
+    /// When `bodiesLoaded` is false (every story an `Edition` loads) the keys say which languages have a body
+    /// but the Markdown is empty: `Edition.withBodies` reads it when a page that shows it is rendered.
     public var bodies: [String: StoryBody]
     /// A hash of the source file's bytes (0 when the story was not loaded from a file).
     public var contentHash: UInt64 = 0
     /// False when `bodies` hold no Markdown yet (see `bodies`).
     public var bodiesLoaded = true
+
+    /// Forgets the bodies' Markdown (keeping where each body is in the file); see `bodiesLoaded`.
+    mutating func unloadBodies() {
+        for code in bodies.keys { bodies[code]?.markdown = "" }
+        bodiesLoaded = false
+    }
 
     /// The last time the story changed: `updated`, else `published`.
     public var lastModified: Timestamp { updated ?? published }
@@ -73,23 +103,23 @@ struct StoryParser {
 
     func parse(bytes: [UInt8], path: String, fileName: String) -> (Story?, [Diagnostic]) {
         var fields = Fields(path: path)
-        guard let text = Self.decodeUTF8(bytes, sink: &fields.sink) else { return (nil, fields.sink.diagnostics) }
-        let lines = Self.splitLines(text)
+        guard let start = Self.validateUTF8(bytes, sink: &fields.sink) else { return (nil, fields.sink.diagnostics) }
+        let lines = SourceLines(bytes, from: start)
 
         // Front matter between the first line `---` and the next `---` (or `...`).
-        guard let first = lines.first, first.strip(" \t") == "---" else {
+        guard lines.count > 0, lines[0].strip(" \t") == "---" else {
             fields.sink.error("a story starts with front matter: a line \"---\", the YAML fields, and another \"---\"",
                               at: .init(line: 1, column: 1))
             return (nil, fields.sink.diagnostics)
         }
-        guard let close = lines.indices.dropFirst().first(where: {
+        guard let close = (1..<lines.count).first(where: {
             let l = lines[$0].strip(" \t")
             return l == "---" || l == "..."
         }) else {
             fields.sink.error("the front matter is not closed: add a line \"---\" after the last field", at: .init(line: 1, column: 1))
             return (nil, fields.sink.diagnostics)
         }
-        let yamlText = lines[1..<close].joined(separator: "\n")
+        let yamlText = (1..<close).map { lines[$0] }.joined(separator: "\n")
         let root: YAMLNode
         do {
             guard let node = try YAMLDocument.parse(yamlText, lineOffset: 1) else {
@@ -202,8 +232,9 @@ struct StoryParser {
             && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") }
     }
 
-    /// Strict UTF-8 decoding; the first invalid byte is reported with its line and column.
-    static func decodeUTF8(_ bytes: [UInt8], sink: inout DiagnosticSink) -> String? {
+    /// Strict UTF-8 check; the first invalid byte is reported with its line and column. Returns where the
+    /// text starts (after a byte order mark).
+    static func validateUTF8(_ bytes: [UInt8], sink: inout DiagnosticSink) -> Int? {
         var slice = bytes[...]
         if slice.starts(with: [0xEF, 0xBB, 0xBF]) { slice = slice.dropFirst(3) }
         if let nul = slice.firstIndex(of: 0) {
@@ -211,7 +242,7 @@ struct StoryParser {
             sink.error("the file contains a NUL character", at: .init(line: line, column: 1))
             return nil
         }
-        if let text = String(validating: slice, as: UTF8.self) { return text }
+        if Self.isValidUTF8(slice) { return slice.startIndex }
         // Find the first bad byte: decode character by character.
         var line = 1, column = 1, index = slice.startIndex
         while index < slice.endIndex {
@@ -227,17 +258,57 @@ struct StoryParser {
         return nil
     }
 
-    /// Lines without their terminators. Works on UTF-8 bytes: in Swift "\r\n" is ONE Character, so splitting
-    /// the String on "\n" would leave files with Windows line endings in one piece (and it is much slower).
-    static func splitLines(_ text: String) -> [String] {
-        var lines: [String] = []
-        lines.reserveCapacity(64)
-        for var line in text.utf8.split(separator: 10, omittingEmptySubsequences: false) {
-            if line.last == 13 { line = line.dropLast() }
-            lines.append(String(Substring(line)))
+    private static func isValidUTF8(_ slice: ArraySlice<UInt8>) -> Bool {
+        String(validating: slice, as: UTF8.self) != nil
+    }
+}
+
+/// The lines of a story file as byte ranges of its (valid UTF-8) bytes, without their terminators; a carriage
+/// return at the end of a line is left out too. It works on bytes because in Swift "\r\n" is ONE Character, so
+/// splitting a String on "\n" would leave files with Windows line endings in one piece; and a body's lines
+/// only become text when they could be a marker or a fence.
+struct SourceLines {
+    let bytes: [UInt8]
+    private(set) var ranges: [Range<Int>] = []
+
+    init(_ bytes: [UInt8], from start: Int) {
+        self.bytes = bytes
+        ranges.reserveCapacity(bytes.count / 40 + 8)
+        var lineStart = start
+        bytes.withUnsafeBufferPointer { buffer in
+            for index in start..<buffer.count where buffer[index] == 10 {
+                let end = index > lineStart && buffer[index - 1] == 13 ? index - 1 : index
+                ranges.append(lineStart..<end)
+                lineStart = index + 1
+            }
+            if lineStart < buffer.count {
+                let end = buffer[buffer.count - 1] == 13 ? buffer.count - 1 : buffer.count
+                ranges.append(lineStart..<end)
+            }
         }
-        if lines.last == "" { lines.removeLast() }
-        return lines
+    }
+
+    var count: Int { ranges.count }
+
+    subscript(index: Int) -> String { String(decoding: bytes[ranges[index]], as: UTF8.self) }
+
+    /// The first byte after up to `spaces` leading spaces, if the line has one there.
+    func firstByte(_ index: Int, afterSpaces spaces: Int) -> UInt8? {
+        var position = ranges[index].lowerBound
+        let end = ranges[index].upperBound
+        var skipped = 0
+        while position < end, bytes[position] == 32, skipped < spaces { position += 1; skipped += 1 }
+        return position < end ? bytes[position] : nil
+    }
+
+    /// True when the lines hold nothing but spaces and tabs.
+    func areBlank(_ lines: Range<Int>) -> Bool {
+        lines.allSatisfy { bytes[ranges[$0]].allSatisfy { $0 == 32 || $0 == 9 } }
+    }
+
+    /// The bytes from the first line's start to the last line's end.
+    func byteRange(_ lines: Range<Int>) -> Range<Int> {
+        lines.isEmpty ? 0..<0 : ranges[lines.lowerBound].lowerBound..<ranges[lines.upperBound - 1].upperBound
     }
 }
 
@@ -275,37 +346,42 @@ enum BodySplitter {
         return length >= fence.1 && rest.dropFirst(length).allSatisfy { $0 == " " || $0 == "\t" }
     }
 
-    static func split(lines: [String], startingAt start: Int, config: SiteConfig, sink: inout DiagnosticSink) -> [String: StoryBody] {
-        var sections: [(code: String?, line: Int, lines: [String])] = [(nil, start + 1, [])]
+    /// Lines become text only when their first byte could start a marker (`<`, no indent) or a fence
+    /// (`` ` `` or `~` after at most three spaces); every other line is passed over as bytes.
+    static func split(lines: SourceLines, startingAt start: Int, config: SiteConfig, sink: inout DiagnosticSink) -> [String: StoryBody] {
+        // Each section is a run of lines: before the first marker (code nil), then one per marker.
+        var sections: [(code: String?, line: Int, lines: Range<Int>)] = [(nil, start + 1, start..<start)]
         var fence: (Character, Int)?
-        var index = start
-        while index < lines.count {
-            let line = lines[index]
+        for index in start..<max(start, lines.count) {
+            let first = lines.firstByte(index, afterSpaces: 3)
             if let open = fence {
-                if closesFence(line, open) { fence = nil }
-                sections[sections.count - 1].lines.append(line)
-            } else if let code = markerCode(line) {
-                sections.append((code, index + 1, []))
-            } else {
-                if let open = fenceOpening(line) { fence = open }
-                sections[sections.count - 1].lines.append(line)
+                if first == open.0.asciiValue, closesFence(lines[index], open) { fence = nil }
+            } else if lines.firstByte(index, afterSpaces: 0) == UInt8(ascii: "<"), let code = markerCode(lines[index]) {
+                sections.append((code, index + 1, index + 1..<index + 1))
+                continue
+            } else if first == UInt8(ascii: "`") || first == UInt8(ascii: "~"), let open = fenceOpening(lines[index]) {
+                fence = open
             }
-            index += 1
+            sections[sections.count - 1].lines = sections[sections.count - 1].lines.lowerBound..<index + 1
         }
         var bodies: [String: StoryBody] = [:]
-        let isBlank: ([String]) -> Bool = { $0.allSatisfy { $0.strip(" \t").isEmpty } }
+        func body(_ code: String, _ section: Range<Int>, firstLine: Int) -> StoryBody {
+            let range = lines.byteRange(section)
+            return StoryBody(languageCode: code, markdown: StoryBody.markdown(in: lines.bytes, range), firstLine: firstLine,
+                             sourceRange: range)
+        }
         if sections.count == 1 {
             let only = sections[0]
-            if isBlank(only.lines) {
+            if lines.areBlank(only.lines) {
                 sink.error("the story has no body: write the text after the front matter", at: .init(line: max(1, start), column: 1))
             } else {
                 let code = config.defaultLanguage.code
-                bodies[code] = StoryBody(languageCode: code, markdown: only.lines.joined(separator: "\n") + "\n", firstLine: only.line)
+                bodies[code] = body(code, only.lines, firstLine: only.line)
             }
             return bodies
         }
-        if !isBlank(sections[0].lines) {
-            let offset = sections[0].lines.firstIndex { !$0.strip(" \t").isEmpty } ?? 0
+        if !lines.areBlank(sections[0].lines) {
+            let offset = sections[0].lines.first { !lines.areBlank($0..<$0 + 1) }.map { $0 - sections[0].lines.lowerBound } ?? 0
             sink.error("text before the first language marker; start the body with a line such as <!-- lang: \(config.defaultLanguage.code) -->",
                        at: .init(line: sections[0].line + offset, column: 1))
         }
@@ -320,13 +396,13 @@ enum BodySplitter {
                 sink.error("a second body for \(language.code) (the first starts at line \(previous.firstLine - 1))", at: location)
                 continue
             }
-            if isBlank(section.lines) {
+            if lines.areBlank(section.lines) {
                 sink.error("the \(language.code) body is empty", at: location)
-                bodies[language.code] = StoryBody(languageCode: language.code, markdown: "", firstLine: section.line + 1)
+                bodies[language.code] = StoryBody(languageCode: language.code, markdown: "", firstLine: section.line + 1,
+                                                  sourceRange: 0..<0)
                 continue
             }
-            bodies[language.code] = StoryBody(languageCode: language.code, markdown: section.lines.joined(separator: "\n") + "\n",
-                                              firstLine: section.line + 1)
+            bodies[language.code] = body(language.code, section.lines, firstLine: section.line + 1)
         }
         return bodies
     }

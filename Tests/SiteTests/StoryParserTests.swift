@@ -148,6 +148,33 @@ import Testing
         #expect(s.titles[code: "fr"] == "Un séisme de magnitude 7,1 frappe au large des côtes")
     }
 
+    /// Bodies are read again later from their byte ranges (`Edition.withBodies`), not parsed again: the range
+    /// must give the same Markdown as parsing, whatever the line endings.
+    @Test(arguments: [
+        ("LF", "---\ncategory: World\npublished: 2026-11-29T14:05:00Z\ntitle: T\n---\n<!-- lang: en -->\nOne\n\nTwo\n<!-- lang: fr -->\nUn\n"),
+        ("CRLF, no final newline", "---\r\ncategory: World\r\npublished: 2026-11-29T14:05:00Z\r\ntitle: T\r\n---\r\n<!-- lang: en -->\r\nOne\r\n\r\nTwo\r\n<!-- lang: fr -->\r\nUn"),
+        ("BOM, lone and doubled CR", "\u{FEFF}---\ncategory: World\npublished: 2026-11-29T14:05:00Z\ntitle: T\n---\n<!-- lang: en -->\nOne\rstill one\r\r\n\nTwo\r\n<!-- lang: fr -->\nUn\r"),
+        ("no markers, fence", "---\ncategory: World\npublished: 2026-11-29T14:05:00Z\ntitle: T\n---\nOne\n```\n<!-- lang: fr -->\n```\n"),
+    ])
+    func bodyRangesGiveTheParsedMarkdown(_ name: String, _ text: String) throws {
+        let (story, problems) = Fixtures.parseStory(text)
+        #expect(problems.isEmpty, "\(name): \(problems)")
+        let s = try #require(story)
+        let bytes = Array(text.utf8)
+        for (code, body) in s.bodies {
+            #expect(StoryBody.markdown(in: bytes, body.sourceRange) == body.markdown, "\(name), \(code)")
+        }
+        // The expected text, written out: each line of the section ends with \n; a CR before a line feed goes.
+        switch name {
+        case "LF": #expect(s.bodies["en"]?.markdown == "One\n\nTwo\n")
+        case "CRLF, no final newline": #expect(s.bodies["fr"]?.markdown == "Un\n")
+        case "BOM, lone and doubled CR":
+            #expect(s.bodies["en"]?.markdown == "One\rstill one\r\n\nTwo\n")
+            #expect(s.bodies["fr"]?.markdown == "Un\n")
+        default: #expect(s.bodies["en"]?.markdown == "One\n```\n<!-- lang: fr -->\n```\n")
+        }
+    }
+
     @Test func aNulByteIsReportedOnItsLine() {
         let (_, problems) = Fixtures.parseStory("---\ncategory: World\ntitle: a\u{0}b\n---\nx\n")
         #expect(problems.map(\.description) == ["content/world/quake.md:3:1: error: the file contains a NUL character"])
