@@ -46,6 +46,20 @@ enum FileSystem {
         walk(directory, includeHidden: includeHidden, stamps: false).map(\.path)
     }
 
+    /// The names in one folder (files, folders and anything else), without "." and ".."; none when it cannot be read.
+    static func entries(of directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeMutablePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
     /// Like `files(under:)`, with each file's size, modification time and inode (from the same `lstat`).
     static func stampedFiles(under directory: String, includeHidden: Bool = false) -> [(path: String, stamp: FileStamp)] {
         walk(directory, includeHidden: includeHidden, stamps: true)

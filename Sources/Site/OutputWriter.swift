@@ -20,11 +20,18 @@ final class OutputWriter: Sendable {
 
     let directory: String
     private let staging: String
+    /// True when the output folder holds no site yet (missing, or nothing but newsgen's own hidden entries).
+    /// Then files are staged at their real paths inside the staging folder, folders are made while rendering
+    /// (on every core), nothing is compared with an old file, and `commit` moves each top-level entry into place
+    /// with one rename instead of one rename per file.
+    private let fresh: Bool
     private struct State {
         var planned: Set<String> = []
         var staged: [(relative: String, stagedName: String)] = []
         var unchanged = 0
         var counter = 0
+        /// Folders made in the staging folder (fresh outputs only).
+        var folders: Set<String> = []
     }
     private let state = Mutex(State())
     /// Names inside the output folder that belong to newsgen itself (build cache, staging), never removed.
@@ -42,14 +49,28 @@ final class OutputWriter: Sendable {
         }
         staging = directory + "/.newsgen-staging"
         if FileSystem.isDirectory(staging) { FileSystem.removeTree(staging) }   // left by a crashed build
+        fresh = !FileSystem.isDirectory(directory)
+            || FileSystem.entries(of: directory).allSatisfy { $0.hasPrefix(Self.reservedPrefix) }
         try FileSystem.createDirectories(staging)
     }
 
     /// Records `relative` as part of the site; stages its bytes unless the file already holds them.
     /// Safe to call from many threads.
     func stage(_ relative: String, _ bytes: [UInt8]) throws(FileSystem.Failure) {
-        let target = directory + "/" + relative
         try plan(relative)
+        if fresh {
+            if let slash = relative.lastIndex(of: "/") {
+                let folder = String(relative[..<slash])
+                if !state.withLock({ $0.folders.contains(folder) }) {
+                    try FileSystem.createDirectories(staging + "/" + folder)
+                    state.withLock { _ = $0.folders.insert(folder) }
+                }
+            }
+            try FileSystem.write(bytes, to: staging + "/" + relative)
+            state.withLock { $0.staged.append((relative, relative)) }
+            return
+        }
+        let target = directory + "/" + relative
         if Self.holds(target, bytes) {
             state.withLock { $0.unchanged += 1 }
             return
@@ -87,8 +108,15 @@ final class OutputWriter: Sendable {
     /// empty (walking 30,000 story folders again would cost more than the rest of a no-change rebuild).
     func commit(existing: [String]? = nil) throws(FileSystem.Failure) -> Summary {
         let snapshot = state.withLock { $0 }
+        if fresh {
+            try FileSystem.createDirectories(directory)
+            for entry in FileSystem.entries(of: staging) {
+                if FileSystem.exists(directory + "/" + entry) { FileSystem.removeTree(directory + "/" + entry) }
+                try FileSystem.rename(staging + "/" + entry, directory + "/" + entry)
+            }
+        }
         var ready: Set<String> = []   // folders known to exist: checked or created once, not once per file
-        for (relative, name) in snapshot.staged.sorted(by: { $0.relative < $1.relative }) {
+        for (relative, name) in snapshot.staged.sorted(by: { $0.relative < $1.relative }) where !fresh {
             let target = directory + "/" + relative
             let parent = String(target[..<(target.lastIndex(of: "/") ?? target.endIndex)])
             if !ready.contains(parent) {

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import Site
+
+/// The output folder is written in two ways: a folder with no site yet gets its files staged at their real
+/// paths and moved in by top-level entry; a folder with a site gets only changed files, one rename each.
+@Suite struct OutputWriterTests {
+    private func temporaryFolder() -> String {
+        let path = NSTemporaryDirectory() + "newsgen-writer-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    private func text(_ path: String) -> String? {
+        (try? FileSystem.readText(path))
+    }
+
+    @Test func aNewFolderGetsTheWholeTreeAndNoStagingIsLeft() throws {
+        let root = temporaryFolder()
+        defer { FileSystem.removeTree(root) }
+        let output = root + "/site"   // does not exist yet
+        let writer = try OutputWriter(directory: output)
+        try writer.stage("index.html", Array("home".utf8))
+        try writer.stage("en/2026/11/29/quake/index.html", Array("quake".utf8))
+        try writer.stage("en/2026/11/29/storm/index.html", Array("storm".utf8))
+        try writer.stage("static/style.css", Array("css".utf8))
+        let summary = try writer.commit(existing: [])
+        #expect(summary.written == 4 && summary.removed == 0)
+        #expect(summary.writtenFiles.contains("en/2026/11/29/quake/index.html"))
+        #expect(text(output + "/en/2026/11/29/quake/index.html") == "quake")
+        #expect(text(output + "/en/2026/11/29/storm/index.html") == "storm")
+        #expect(text(output + "/static/style.css") == "css")
+        #expect(FileSystem.entries(of: output) == [OutputWriter.marker, "en", "index.html", "static"])
+    }
+
+    @Test func aFolderWithOnlyNewsgensOwnEntriesCountsAsNew() throws {
+        let output = temporaryFolder()
+        defer { FileSystem.removeTree(output) }
+        // What a crashed first build leaves: a staging folder with half a site in it.
+        try FileSystem.createDirectories(output + "/.newsgen-staging/en")
+        try FileSystem.write(Array("half".utf8), to: output + "/.newsgen-staging/en/old.html")
+        let writer = try OutputWriter(directory: output)
+        try writer.stage("en/index.html", Array("front".utf8))
+        _ = try writer.commit(existing: [])
+        #expect(FileSystem.files(under: output, includeHidden: true).sorted() == [OutputWriter.marker, "en/index.html"])
+    }
+
+    @Test func abortingANewSiteLeavesNoFile() throws {
+        let root = temporaryFolder()
+        defer { FileSystem.removeTree(root) }
+        let writer = try OutputWriter(directory: root + "/site")
+        try writer.stage("en/index.html", Array("front".utf8))
+        writer.abort()
+        #expect(FileSystem.files(under: root, includeHidden: true).isEmpty)
+    }
+
+    @Test func aFileWhereANewSiteNeedsAFolderIsAnErrorNotACrash() throws {
+        let root = temporaryFolder()
+        defer { FileSystem.removeTree(root) }
+        let writer = try OutputWriter(directory: root + "/site")
+        try writer.stage("en/news", Array("a file".utf8))
+        #expect(throws: FileSystem.Failure.self) { try writer.stage("en/news/index.html", Array("page".utf8)) }
+        writer.abort()
+    }
+
+    @Test func anExistingSiteOnlyGetsWhatChangedAndLosesWhatLeft() throws {
+        let output = temporaryFolder()
+        defer { FileSystem.removeTree(output) }
+        let first = try OutputWriter(directory: output)
+        try first.stage("en/a/index.html", Array("a".utf8))
+        try first.stage("en/b/index.html", Array("b".utf8))
+        _ = try first.commit(existing: [])
+        let before = try #require(FileStamp.of(output + "/en/a/index.html"))
+
+        let second = try OutputWriter(directory: output)
+        try second.stage("en/a/index.html", Array("a".utf8))    // same bytes: left alone
+        try second.stage("en/c/index.html", Array("c".utf8))    // new
+        let summary = try second.commit(existing: FileSystem.files(under: output, includeHidden: true))
+        #expect(summary.written == 1 && summary.unchanged == 1 && summary.removed == 1)
+        #expect(FileStamp.of(output + "/en/a/index.html") == before)
+        #expect(!FileSystem.exists(output + "/en/b"))
+        #expect(text(output + "/en/c/index.html") == "c")
+    }
+}
