@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,7 +27,7 @@ enum BuildCache {
     static let storyCacheFolder = ".newsgen"
     static let storyCacheFile = "story-cache"
     static let outputCachePrefix = "build-"
-    static let formatVersion: UInt64 = 1
+    static let formatVersion: UInt64 = 2
 
     /// The running binary (size, time, inode): caches written by another build of newsgen are not trusted.
     static let executableIdentity: UInt64 = {
@@ -65,12 +67,26 @@ enum BuildCache {
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
         if !FileSystem.isDirectory(folder) { try? FileSystem.createDirectories(folder) }
         let temporary = path + ".tmp-\(getpid())"
+        var sealed = bytes
+        var checksum = ByteWriter()
+        checksum.u64(Digest.of(bytes))
+        sealed += checksum.bytes
         do {
-            try FileSystem.write(bytes, to: temporary)
+            try FileSystem.write(sealed, to: temporary)
             try FileSystem.rename(temporary, path)
         } catch {
             FileSystem.remove(temporary)
         }
+    }
+
+    /// What `save` wrote, when its checksum (the last 8 bytes) still matches: a cache damaged in any way is
+    /// no cache, and the build that finds it is a full one.
+    static func read(_ path: String) -> [UInt8]? {
+        guard let bytes = try? FileSystem.read(path), bytes.count >= 8 else { return nil }
+        let content = Array(bytes[..<(bytes.count - 8)])
+        var reader = ByteReader(Array(bytes[(bytes.count - 8)...]))
+        guard reader.u64() == Digest.of(content) else { return nil }
+        return content
     }
 
     static func nowNanoseconds() -> Int64 {
@@ -216,9 +232,9 @@ struct ByteReader {
     mutating func double() -> Double? { u64().map(Double.init(bitPattern:)) }
     mutating func string() -> String? {
         guard let length = count() else { return nil }
-        let slice = bytes[offset..<offset + length]
-        offset += length
-        return String(validating: slice, as: UTF8.self)
+        defer { offset += length }
+        // The file's checksum was verified (`BuildCache.read`), so these bytes are what was written: valid UTF-8.
+        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[offset..<offset + length]), as: UTF8.self) }
     }
     mutating func optionalString() -> String?? {
         guard let present = bool() else { return nil }
@@ -263,6 +279,13 @@ struct FileStamp: Sendable, Hashable {
         return FileStamp(info)
     }
 
+    /// The same for a folder: its time changes whenever an entry is added, removed or renamed in it.
+    static func ofFolder(_ path: String) -> FileStamp? {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        return FileStamp(info)
+    }
+
     init(size: Int, modified: Int64, inode: UInt64) {
         self.size = size
         self.modified = modified
@@ -297,7 +320,7 @@ struct StoryCache {
         var story: Story
     }
 
-    static let magic: UInt64 = 0x4E47_5354_4F52_5932   // "NGSTORY2"
+    static let magic: UInt64 = 0x4E47_5354_4F52_5934   // "NGSTORY4"
 
     static func path(site: String) -> String {
         site + "/" + BuildCache.storyCacheFolder + "/" + BuildCache.storyCacheFile
@@ -312,18 +335,40 @@ struct StoryCache {
     }
 
     static func load(site: String, key: UInt64, config: SiteConfig) -> [String: Entry] {
-        guard let bytes = try? FileSystem.read(path(site: site)) else { return [:] }
+        guard let bytes = BuildCache.read(path(site: site)) else { return [:] }
         var reader = ByteReader(bytes)
         guard reader.u64() == magic, reader.u64() == key, let count = reader.count() else { return [:] }
-        var entries: [String: Entry] = [:]
-        entries.reserveCapacity(count)
+        // Each entry is preceded by its length: find them all, then decode them on every core.
+        var starts: [Int] = []
+        starts.reserveCapacity(count + 1)
         for _ in 0..<count {
-            guard let file = reader.string(), let stamp = FileStamp.read(&reader), let trusted = reader.bool(),
-                  let story = readStory(&reader, config: config) else { return [:] }
-            entries[file] = Entry(stamp: stamp, trusted: trusted, story: story)
+            guard let length = reader.count() else { return [:] }
+            starts.append(reader.offset)
+            reader.offset += length
         }
         guard reader.atEnd else { return [:] }
-        return entries
+        starts.append(reader.offset + 8)   // where the next entry's length would end: bounds the last entry
+        let entryStarts = starts
+        let decoded = Mutex<[(String, Entry)]>([])
+        let failed = Atomic<Bool>(false)
+        let chunk = 256
+        DispatchQueue.concurrentPerform(iterations: (count + chunk - 1) / chunk) { block in
+            var local: [(String, Entry)] = []
+            var part = ByteReader(bytes)
+            for index in block * chunk..<min(count, (block + 1) * chunk) {
+                part.offset = entryStarts[index]
+                guard let file = part.string(), let stamp = FileStamp.read(&part), let trusted = part.bool(),
+                      let story = readStory(&part, config: config), part.offset + 8 == entryStarts[index + 1]
+                else { failed.store(true, ordering: .relaxed); return }
+                local.append((file, Entry(stamp: stamp, trusted: trusted, story: story)))
+            }
+            decoded.withLock { $0 += local }
+        }
+        if failed.load(ordering: .relaxed) { return [:] }
+        var entries: [String: Entry] = [:]
+        entries.reserveCapacity(count)
+        for (file, entry) in decoded.withLock({ $0 }) { entries[file] = entry }
+        return entries.count == count ? entries : [:]
     }
 
     static func save(site: String, key: UInt64, entries: [(file: String, stamp: FileStamp, story: Story)]) {
@@ -332,17 +377,33 @@ struct StoryCache {
         writer.u64(magic)
         writer.u64(key)
         writer.int(entries.count)
+        var part = ByteWriter()
         for entry in entries {
-            writer.string(entry.file)
-            entry.stamp.write(&writer)
-            writer.bool(entry.stamp.modified < trustedBefore)
-            writeStory(entry.story, &writer)
+            part.bytes.removeAll(keepingCapacity: true)
+            part.string(entry.file)
+            entry.stamp.write(&part)
+            part.bool(entry.stamp.modified < trustedBefore)
+            writeStory(entry.story, &part)
+            writer.int(part.bytes.count)
+            writer.bytes += part.bytes
         }
         BuildCache.save(writer.bytes, to: path(site: site))
     }
 
-    static func writeStory(_ story: Story, _ w: inout ByteWriter) {
+    /// A hash of what `writeStory` keeps except the file hashes and the bodies' places in the file: editing a
+    /// body's text alone leaves it unchanged.
+    static func metadataHash(_ story: Story) -> UInt64 {
+        var metadata = story
+        metadata.contentHash = 0
+        metadata.metadataHash = 0
+        var writer = ByteWriter()
+        writeStory(metadata, &writer, bodyPositions: false)
+        return Digest.of(writer.bytes)
+    }
+
+    static func writeStory(_ story: Story, _ w: inout ByteWriter, bodyPositions: Bool = true) {
         w.u64(story.contentHash)
+        w.u64(story.metadataHash)
         w.string(story.id)
         w.string(story.slug)
         w.string(story.sourcePath)
@@ -363,6 +424,7 @@ struct StoryCache {
         w.int(codes.count)
         for code in codes {
             w.string(code)
+            guard bodyPositions else { continue }
             w.int(story.bodies[code]?.firstLine ?? 1)
             w.int(story.bodies[code]?.sourceRange.lowerBound ?? 0)
             w.int(story.bodies[code]?.sourceRange.upperBound ?? 0)
@@ -370,7 +432,7 @@ struct StoryCache {
     }
 
     static func readStory(_ r: inout ByteReader, config: SiteConfig) -> Story? {
-        guard let hash = r.u64(), let id = r.string(), let slug = r.string(), let sourcePath = r.string(),
+        guard let hash = r.u64(), let metadataHash = r.u64(), let id = r.string(), let slug = r.string(), let sourcePath = r.string(),
               let categoryNames = r.strings(), let published = r.timestamp(), let hasUpdated = r.bool() else { return nil }
         var updated: Timestamp?
         if hasUpdated {
@@ -396,7 +458,7 @@ struct StoryCache {
                      updated: updated, breaking: breaking, draft: draft, authors: authors, image: image,
                      titles: titles, summaries: summaries, corrections: corrections,
                      push: PushRequest(text: pushText, revision: revision), bodies: bodies,
-                     contentHash: hash, bodiesLoaded: false)
+                     contentHash: hash, metadataHash: metadataHash, bodiesLoaded: false)
     }
 }
 
@@ -418,9 +480,12 @@ struct OutputCache {
     struct Contents: Sendable {
         var entries: [String: Entry] = [:]
         var generated: Generated?
+        /// Every folder that holds an entry ("" is the output folder itself) with its stamp after the build: a
+        /// folder whose stamp is unchanged has had nothing added, removed or renamed in it since.
+        var folders: [String: FileStamp] = [:]
     }
 
-    static let magic: UInt64 = 0x4E47_4F55_5450_5432   // "NGOUTPT2"
+    static let magic: UInt64 = 0x4E47_4F55_5450_5433   // "NGOUTPT3"
 
     static func path(site: String, output: String) -> String {
         var digest = Digest()
@@ -431,7 +496,7 @@ struct OutputCache {
     }
 
     static func load(site: String, output: String) -> Contents {
-        guard let bytes = try? FileSystem.read(path(site: site, output: output)) else { return Contents() }
+        guard let bytes = BuildCache.read(path(site: site, output: output)) else { return Contents() }
         var reader = ByteReader(bytes)
         guard reader.u64() == magic, reader.u64() == BuildCache.executableIdentity, let count = reader.count() else { return Contents() }
         var entries: [String: Entry] = [:]
@@ -446,11 +511,19 @@ struct OutputCache {
             guard let fingerprint = reader.u64(), let paths = reader.strings() else { return Contents() }
             generated = Generated(fingerprint: fingerprint, paths: paths)
         }
+        guard let folderCount = reader.count() else { return Contents() }
+        var folders: [String: FileStamp] = [:]
+        folders.reserveCapacity(folderCount)
+        for _ in 0..<folderCount {
+            guard let folder = reader.string(), let stamp = FileStamp.read(&reader) else { return Contents() }
+            folders[folder] = stamp
+        }
         guard reader.atEnd else { return Contents() }
-        return Contents(entries: entries, generated: generated)
+        return Contents(entries: entries, generated: generated, folders: folders)
     }
 
-    static func save(site: String, output: String, entries: [(String, Entry)], generated: Generated?) {
+    static func save(site: String, output: String, entries: [(String, Entry)], generated: Generated?,
+                     folders: [String: FileStamp]) {
         var writer = ByteWriter()
         writer.u64(magic)
         writer.u64(BuildCache.executableIdentity)
@@ -464,6 +537,11 @@ struct OutputCache {
         if let generated {
             writer.u64(generated.fingerprint)
             writer.strings(generated.paths)
+        }
+        writer.int(folders.count)
+        for (folder, stamp) in folders.sorted(by: { $0.key < $1.key }) {
+            writer.string(folder)
+            stamp.write(&writer)
         }
         BuildCache.save(writer.bytes, to: path(site: site, output: output))
     }

@@ -138,6 +138,8 @@ public struct Edition: Sendable {
                     }
                     var (story, problems) = parser.parse(bytes: bytes, path: path, fileName: name)
                     story?.contentHash = hash
+                    let metadataHash = story.map(StoryCache.metadataHash) ?? 0
+                    story?.metadataHash = metadataHash
                     // Bodies are read again for the pages that show them, so that memory does not grow with the
                     // archive: 10,000 stories hold about 140 MB of Markdown.
                     story?.unloadBodies()
@@ -175,6 +177,10 @@ public struct Edition: Sendable {
 
     /// Problems that involve several stories: duplicate ids and duplicate slugs.
     private static func crossCheck(_ stories: [Story]) -> [Diagnostic] {
+        // The common case first: no id and no slug used twice (one pass, no sorting).
+        var ids = Set<String>(minimumCapacity: stories.count)
+        var slugs = Set<String>(minimumCapacity: stories.count)
+        if stories.allSatisfy({ ids.insert($0.id).inserted && slugs.insert($0.slug).inserted }) { return [] }
         var diagnostics: [Diagnostic] = []
         var byID: [String: Story] = [:]
         var bySlug: [String: Story] = [:]

@@ -65,6 +65,35 @@ enum FileSystem {
         walk(directory, includeHidden: includeHidden, stamps: true)
     }
 
+    /// The stamp of each of `paths` (relative to `directory`), in the given order: nil where there is no regular
+    /// file (or, with `folders`, no folder). Looked up on every core.
+    static func stamps(of paths: [String], under directory: String, folders: Bool = false) -> [FileStamp?] {
+        var found = [FileStamp?](repeating: nil, count: paths.count)
+        let chunk = 512
+        found.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let slots = buffer   // each iteration writes its own slice
+            DispatchQueue.concurrentPerform(iterations: (paths.count + chunk - 1) / chunk) { block in
+                for index in block * chunk..<min(paths.count, (block + 1) * chunk) {
+                    let path = paths[index].isEmpty ? directory : directory + "/" + paths[index]
+                    slots[index] = folders ? FileStamp.ofFolder(path) : FileStamp.of(path)
+                }
+            }
+        }
+        return found
+    }
+
+    /// "a/b/c.html" → ["a/b", "a", ""]: the folders that hold a relative path, innermost first ("" is the root).
+    static func folders(holding path: String) -> [String] {
+        var result: [String] = []
+        var current = Substring(path)
+        while let slash = current.lastIndex(of: "/") {
+            current = current[..<slash]
+            result.append(String(current))
+        }
+        result.append("")
+        return result
+    }
+
     /// Without `stamps`, the entry type from `readdir` is trusted and `lstat` is only called when it is unknown.
     private static func walk(_ directory: String, includeHidden: Bool, stamps: Bool) -> [(path: String, stamp: FileStamp)] {
         var result: [(path: String, stamp: FileStamp)] = []

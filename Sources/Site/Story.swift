@@ -66,6 +66,9 @@ public struct Story: Sendable, Hashable {
     public var bodies: [String: StoryBody]
     /// A hash of the source file's bytes (0 when the story was not loaded from a file).
     public var contentHash: UInt64 = 0
+    /// A hash of everything but the bodies' text and where they are in the file (0 when the story was not
+    /// loaded from a file): what the sitemaps are made from. See `StoryCache.metadataHash`.
+    public var metadataHash: UInt64 = 0
     /// False when `bodies` hold no Markdown yet (see `bodies`).
     public var bodiesLoaded = true
 

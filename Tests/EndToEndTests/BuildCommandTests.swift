@@ -103,6 +103,15 @@ import TestSupport
         let third = try newsgen(["build"], in: site, environment: BuildFixtures.now)
         #expect(third.status == 0)
         #expect(!site.exists("site/stray.html"))
+        // Files put anywhere else by something other than newsgen go too, with the folders that held them, even
+        // when the build has nothing else to do (it looks only into folders whose entries changed).
+        try site.write("site/en/2026/11/29/quake/notes.txt", "left over")
+        try site.write("site/extra/deep/page.html", "left over")
+        let fourth = try newsgen(["build"], in: site, environment: BuildFixtures.now)
+        #expect(fourth.standardOutput.contains(" 0 written, ") && fourth.standardOutput.contains(" 2 removed"), "\(fourth.standardOutput)")
+        #expect(!site.exists("site/en/2026/11/29/quake/notes.txt") && site.exists("site/en/2026/11/29/quake/index.html"))
+        #expect(!site.exists("site/extra"))
+        #expect(try newsgen(["build"], in: site, environment: BuildFixtures.now).standardOutput.contains(" 0 removed"))
         #expect(!site.exists("site/en/2026/11/28/english-only/index.html"))
         #expect(!site.exists("site/en/2026/11/28"))
         #expect(try !site.read("site/en/world/index.html").contains("Only in English"))

@@ -167,7 +167,7 @@ struct FixtureError: Error { var message: String }
         }
     }
 
-    @Test(arguments: ["garbage", "truncated", "empty"])
+    @Test(arguments: ["garbage", "truncated", "empty", "text changed in place"])
     func corruptedCacheGivesACorrectFullBuild(_ damage: String) throws {
         let site = try BuildFixtures.site()
         _ = try Self.build(site)
@@ -177,6 +177,15 @@ struct FixtureError: Error { var message: String }
             switch damage {
             case "garbage": try site.write(cache, Data((0..<bytes.count).map { UInt8(truncatingIfNeeded: $0 &* 37) }))
             case "truncated": try site.write(cache, bytes.prefix(bytes.count / 2 + 3))
+            case "text changed in place":
+                // The cache still has the right shape; only a title of a story that did not change is different.
+                // Only the file's checksum can tell.
+                var changed = [UInt8](bytes)
+                let title = Array("Only in English".utf8)
+                if let start = (0...(changed.count - title.count)).first(where: { changed[$0..<$0 + title.count].elementsEqual(title) }) {
+                    changed[start] = UInt8(ascii: "X")
+                }
+                try site.write(cache, Data(changed))
             default: try site.write(cache, Data())
             }
         }
