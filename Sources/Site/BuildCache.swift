@@ -187,10 +187,10 @@ struct ByteWriter {
         for value in values { string(value) }
     }
     mutating func localized(_ text: LocalizedText) {
-        int(text.values.count)
-        for key in text.values.keys.sorted() {
-            string(key)
-            string(text.values[key] ?? "")
+        int(text.pairs.count)
+        for pair in text.pairs {
+            string(pair.code)
+            string(pair.text)
         }
     }
     mutating func timestamp(_ value: Timestamp) {
@@ -254,12 +254,14 @@ struct ByteReader {
     }
     mutating func localized() -> LocalizedText? {
         guard let n = count() else { return nil }
-        var values: [String: String] = [:]
+        var pairs: [(code: String, text: String)] = []
+        pairs.reserveCapacity(n)
         for _ in 0..<n {
-            guard let key = string(), let value = string() else { return nil }
-            values[key] = value
+            guard let code = string(), let text = string() else { return nil }
+            if let last = pairs.last, last.code >= code { return nil }   // written sorted, each code once
+            pairs.append((code, text))
         }
-        return LocalizedText(values)
+        return LocalizedText(sortedPairs: pairs)
     }
     mutating func timestamp() -> Timestamp? {
         guard let seconds = double(), seconds.isFinite, let offset = int() else { return nil }

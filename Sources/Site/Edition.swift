@@ -110,7 +110,7 @@ public struct Edition: Sendable {
         }
         // Hidden .md files are included on purpose: `.draft.md` would otherwise vanish silently; its slug is refused with a message.
         let listed = FileSystem.stampedFiles(under: contentDirectory, includeHidden: true).filter {
-            $0.path.hasSuffix(".md") && !$0.path.split(separator: "/").dropLast().contains { $0.hasPrefix(".") }
+            $0.path.hasSuffix(".md") && !Self.isInHiddenFolder($0.path)
         }
         let cached = (cache == .read || cache == .readWrite)
             ? StoryCache.load(site: root, key: cacheKey, config: config) : [:]
@@ -166,6 +166,22 @@ public struct Edition: Sendable {
             StoryCache.save(site: root, key: cacheKey, entries: keep)
         }
         return stories.sorted(by: newestFirst)
+    }
+
+    /// True when a folder on the relative path starts with "." (`drafts/.old/x.md`); the file's own name may.
+    static func isInHiddenFolder(_ path: String) -> Bool {
+        var atStart = true
+        var hiddenComponent = false
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if hiddenComponent { return true }
+                atStart = true
+                continue
+            }
+            if atStart { hiddenComponent = byte == UInt8(ascii: ".") }
+            atStart = false
+        }
+        return false
     }
 
     static func newestFirst(_ a: Story, _ b: Story) -> Bool {

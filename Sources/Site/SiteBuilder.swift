@@ -204,28 +204,36 @@ public enum SiteBuilder {
     /// the new stamps), and the current stamps of the folders the cache knows.
     ///
     /// Without a build cache (the first build, `--clean`, or after a cache was lost) the folder is walked. With
-    /// one, walking it would cost more than the rest of a rebuild (30,000 folders for 10,000 stories): the files
-    /// the cache lists are looked up one by one instead (a `stat` each, on every core), and so are the folders.
-    /// Only a folder whose stamp changed is listed, to find what something other than newsgen put there, which
-    /// is then removed like any file that is no longer part of the site.
+    /// one, walking it would cost more than the rest of a rebuild (30,000 folders for 10,000 stories), and so would
+    /// a `stat` of every file: only the folders are looked up (on every core). A folder's stamp changes whenever an
+    /// entry in it is added, removed or replaced, so only in folders whose stamp changed are files looked at: each
+    /// file is stat'ed, and whatever the cache does not know (something other than newsgen put it there) is
+    /// listed, to be removed like any file that is no longer part of the site. Elsewhere the files are as the
+    /// last build left them. (A file rewritten in place leaves its folder's stamp alone: `--clean` restores it.)
     static func listOutput(_ output: String, cached: OutputCache.Contents)
         -> (files: [(path: String, stamp: FileStamp)], folders: [String: FileStamp]) {
         guard !cached.entries.isEmpty, !cached.folders.isEmpty else {
             return (FileSystem.stampedFiles(under: output, includeHidden: true), [:])
         }
-        let files = Array(cached.entries.keys)
-        var listed: [(path: String, stamp: FileStamp)] = []
-        listed.reserveCapacity(files.count)
-        for (file, stamp) in zip(files, FileSystem.stamps(of: files, under: output)) {
-            if let stamp { listed.append((file, stamp)) }
-        }
         let folders = Array(cached.folders.keys)
         var current: [String: FileStamp] = [:]
         current.reserveCapacity(folders.count)
+        var changed: Set<String> = []
         for (folder, stamp) in zip(folders, FileSystem.stamps(of: folders, under: output, folders: true)) {
-            guard let stamp else { continue }   // gone: the files it held are missing from `listed` too
-            current[folder] = stamp
-            if stamp == cached.folders[folder] { continue }
+            if let stamp { current[folder] = stamp }
+            if stamp != cached.folders[folder] { changed.insert(folder) }
+        }
+        var listed: [(path: String, stamp: FileStamp)] = []
+        listed.reserveCapacity(cached.entries.count)
+        var toCheck: [String] = []
+        for (file, entry) in cached.entries {
+            let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? ""
+            if changed.contains(folder) { toCheck.append(file) } else { listed.append((file, entry.stamp)) }
+        }
+        for (file, stamp) in zip(toCheck, FileSystem.stamps(of: toCheck, under: output)) {
+            if let stamp { listed.append((file, stamp)) }
+        }
+        for folder in changed where current[folder] != nil {
             for name in FileSystem.entries(of: folder.isEmpty ? output : output + "/" + folder) {
                 let child = folder.isEmpty ? name : folder + "/" + name
                 if cached.entries[child] != nil || cached.folders[child] != nil { continue }

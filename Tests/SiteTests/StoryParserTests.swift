@@ -180,3 +180,17 @@ import Testing
         #expect(problems.map(\.description) == ["content/world/quake.md:3:1: error: the file contains a NUL character"])
     }
 }
+
+@Suite struct ContentFolderTests {
+    /// Stories in hidden folders (an editor's `.trash/`, `.git/`) are not part of the site; a hidden file name is
+    /// (so that `.draft.md` gets a message instead of vanishing).
+    @Test func hiddenFoldersAreLeftOutButNotHiddenFiles() {
+        #expect(Edition.isInHiddenFolder(".trash/quake.md"))
+        #expect(Edition.isInHiddenFolder("world/.old/quake.md"))
+        #expect(Edition.isInHiddenFolder("world/./quake.md"))
+        #expect(!Edition.isInHiddenFolder("world/.draft.md"))
+        #expect(!Edition.isInHiddenFolder("world/quake.md"))
+        #expect(!Edition.isInHiddenFolder("wor.ld/quake.md"))
+        #expect(!Edition.isInHiddenFolder(".draft.md"))
+    }
+}
