@@ -120,7 +120,7 @@ public struct Publisher: Sendable {
                     hubNotificationId: response?.header("Location").flatMap(Self.notificationID),
                     trackingId: response?.header("TrackingId"))
                 do {
-                    try ledger.append(record)
+                    try await ledger.record(record)
                 } catch {
                     return .failed("the hub accepted it, but recording it failed: \(error.message); do not re-run before fixing the ledger, or the alert goes out twice", attempts: attempt)
                 }

@@ -724,6 +724,11 @@ class HubServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     allow_reuse_address = True
+    # socketserver's default listen backlog is 5. A client that opens 8 connections at once (newsgen publishes
+    # with push.concurrency 8) then overflows it: the kernel drops a SYN and the client only retries after its
+    # 1 s retransmission timeout, which made publish timings jump by a second at random. The live hub has no
+    # such limit, so the double must not have one either.
+    request_queue_size = 128
 
     def __init__(self, port, state, verbose):
         self.state = state

@@ -135,6 +135,48 @@ import TestSupport
         }
     }
 
+    /// Sends accepted together are recorded by one rewrite (a group commit); every one of them is on disk when
+    /// its `record` returns, and the file is laid out exactly as `JSONEncoder` lays out the whole ledger.
+    @Test func concurrentRecordsAreAllDurableInTheEncodersLayout() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("push-ledger.json").path
+        let ledger = try Ledger.openForSending(path: path)
+        try ledger.append(LedgerRecord(storyId: "first", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World",
+                                       bodySHA256: "00", hubNotificationId: nil, trackingId: nil))
+        let records = (0..<24).map { index in
+            LedgerRecord(storyId: "story-\(index)", revision: 1 + index % 3, sentAt: "2026-11-29T15:00:\(10 + index)Z",
+                         tags: index % 2 == 0 ? "World || Politics" : "Sports",
+                         bodySHA256: Ledger.hexSHA256(Array("body \(index)".utf8)),
+                         hubNotificationId: index % 4 == 0 ? nil : "n/\(index) \"quoted\" 东京", trackingId: "t\(index)")
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for record in records { group.addTask { try await ledger.record(record) } }
+            try await group.waitForAll()
+        }
+        let onDisk = try Ledger.read(path: path).all
+        #expect(onDisk.count == 25)
+        #expect(Set(onDisk) == Set(ledger.all))
+        #expect(Set(records).isSubset(of: Set(onDisk)))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let expected = try encoder.encode(Ledger.File(format: Ledger.format, sends: onDisk)) + Data([10])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == expected)
+    }
+
+    @Test func aFailedRewriteFailsTheRecordsInItAndKeepsNone() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("push-ledger.json").path
+        let ledger = try Ledger.openForSending(path: path)
+        try FileManager.default.removeItem(at: folder)   // the rewrite cannot create its temporary file
+        let record = LedgerRecord(storyId: "lost", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World",
+                                  bodySHA256: "00", hubNotificationId: nil, trackingId: nil)
+        await #expect(throws: LedgerError.self) { try await ledger.record(record) }
+        #expect(ledger.all.isEmpty)
+        #expect(ledger.writeFailure != nil)   // the publisher sends nothing more after this
+    }
+
     func holdingTheLock(_ path: String, _ record: LedgerRecord) throws {
         let ledger = try Ledger.openForSending(path: path)
         try ledger.append(record)
