@@ -34,6 +34,7 @@ enum PublishCommand {
         do {
             edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"],
                                        cache: dryRun ? .read : .readWrite)   // a dry run writes nothing
+            ProcessExit.keep(edition)
         } catch {
             console.err(error.description)
             return ExitCode.failure

@@ -320,6 +320,8 @@ struct StoryCache {
         /// could keep the same time: then the bytes are hashed before the entry is used.
         var trusted: Bool
         var story: Story
+        /// The entry as it is in the cache file, to be written again as it is when nothing about it changed.
+        var written: ArraySlice<UInt8>? = nil
     }
 
     static let magic: UInt64 = 0x4E47_5354_4F52_5934   // "NGSTORY4"
@@ -362,7 +364,8 @@ struct StoryCache {
                 guard let file = part.string(), let stamp = FileStamp.read(&part), let trusted = part.bool(),
                       let story = readStory(&part, config: config), part.offset + 8 == entryStarts[index + 1]
                 else { failed.store(true, ordering: .relaxed); return }
-                local.append((file, Entry(stamp: stamp, trusted: trusted, story: story)))
+                local.append((file, Entry(stamp: stamp, trusted: trusted, story: story,
+                                          written: bytes[entryStarts[index]..<part.offset])))
             }
             decoded.withLock { $0 += local }
         }
@@ -373,7 +376,10 @@ struct StoryCache {
         return entries.count == count ? entries : [:]
     }
 
-    static func save(site: String, key: UInt64, entries: [(file: String, stamp: FileStamp, story: Story)]) {
+    /// `written`: the entry's bytes from the cache that was loaded, for a story taken from it unchanged and
+    /// trusted (the file's stamp is the same and was old enough): copied instead of serialised again.
+    static func save(site: String, key: UInt64,
+                     entries: [(file: String, stamp: FileStamp, story: Story, written: ArraySlice<UInt8>?)]) {
         let trustedBefore = BuildCache.nowNanoseconds() - 2_000_000_000
         var writer = ByteWriter()
         writer.u64(magic)
@@ -381,6 +387,11 @@ struct StoryCache {
         writer.int(entries.count)
         var part = ByteWriter()
         for entry in entries {
+            if let written = entry.written {
+                writer.int(written.count)
+                writer.bytes += written
+                continue
+            }
             part.bytes.removeAll(keepingCapacity: true)
             part.string(entry.file)
             entry.stamp.write(&part)
@@ -541,7 +552,7 @@ struct OutputCache {
             writer.strings(generated.paths)
         }
         writer.int(folders.count)
-        for (folder, stamp) in folders.sorted(by: { $0.key < $1.key }) {
+        for (folder, stamp) in folders {
             writer.string(folder)
             stamp.write(&writer)
         }

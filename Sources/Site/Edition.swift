@@ -115,17 +115,17 @@ public struct Edition: Sendable {
         let cached = (cache == .read || cache == .readWrite)
             ? StoryCache.load(site: root, key: cacheKey, config: config) : [:]
         let parser = StoryParser(config: config)
-        // (index, story, problems, whether the file was read)
-        let results = Mutex<[(Int, Story?, [Diagnostic], Bool)]>([])
+        // (index, story, problems, whether the file was read, the cache entry's bytes when it is kept as it is)
+        let results = Mutex<[(Int, Story?, [Diagnostic], Bool, ArraySlice<UInt8>?)]>([])
         let chunk = 64
         DispatchQueue.concurrentPerform(iterations: (listed.count + chunk - 1) / chunk) { block in
-            var local: [(Int, Story?, [Diagnostic], Bool)] = []
+            var local: [(Int, Story?, [Diagnostic], Bool, ArraySlice<UInt8>?)] = []
             for index in block * chunk..<min(listed.count, (block + 1) * chunk) {
                 let (file, stamp) = listed[index]
                 let path = contentFolder + "/" + file
                 let entry = cached[file]
                 if let entry, entry.trusted, entry.stamp == stamp, entry.story.sourcePath == path {
-                    local.append((index, entry.story, [], false))
+                    local.append((index, entry.story, [], false, entry.written))
                     continue
                 }
                 let name = String(file.split(separator: "/").last ?? Substring(file))
@@ -133,7 +133,7 @@ public struct Edition: Sendable {
                 case .success(let bytes):
                     let hash = Digest.of(bytes)
                     if let entry, entry.story.contentHash == hash, entry.story.sourcePath == path {
-                        local.append((index, entry.story, [], true))
+                        local.append((index, entry.story, [], true, nil))
                         continue
                     }
                     var (story, problems) = parser.parse(bytes: bytes, path: path, fileName: name)
@@ -143,9 +143,9 @@ public struct Edition: Sendable {
                     // Bodies are read again for the pages that show them, so that memory does not grow with the
                     // archive: 10,000 stories hold about 140 MB of Markdown.
                     story?.unloadBodies()
-                    local.append((index, story, problems, true))
+                    local.append((index, story, problems, true, nil))
                 case .failure(let error):
-                    local.append((index, nil, [Diagnostic(path: path, message: "cannot read: \(error.reason)")], true))
+                    local.append((index, nil, [Diagnostic(path: path, message: "cannot read: \(error.reason)")], true, nil))
                 }
             }
             results.withLock { $0 += local }
@@ -153,13 +153,13 @@ public struct Edition: Sendable {
         let ordered = results.withLock { $0 }.sorted { $0.0 < $1.0 }
         var stories: [Story] = []
         var anyRead = false
-        var keep: [(file: String, stamp: FileStamp, story: Story)] = []
-        for (index, story, problems, read) in ordered {
+        var keep: [(file: String, stamp: FileStamp, story: Story, written: ArraySlice<UInt8>?)] = []
+        for (index, story, problems, read, written) in ordered {
             diagnostics += problems
             anyRead = anyRead || read
             if let story {
                 stories.append(story)
-                keep.append((listed[index].path, listed[index].stamp, story))
+                keep.append((listed[index].path, listed[index].stamp, story, written))
             }
         }
         if cache == .rebuild || (cache == .readWrite && (anyRead || keep.count != cached.count)) {

@@ -82,13 +82,19 @@ enum FileSystem {
         return found
     }
 
+    /// "a/b/c.html" → "a/b"; "c.html" → "" (the root).
+    static func folder(holding path: String) -> Substring {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
+        return path[..<slash]
+    }
+
     /// "a/b/c.html" → ["a/b", "a", ""]: the folders that hold a relative path, innermost first ("" is the root).
     static func folders(holding path: String) -> [String] {
         var result: [String] = []
-        var current = Substring(path)
-        while let slash = current.lastIndex(of: "/") {
+        var current = Substring(path).utf8
+        while let slash = current.lastIndex(of: UInt8(ascii: "/")) {
             current = current[..<slash]
-            result.append(String(current))
+            result.append(String(Substring(current)))
         }
         result.append("")
         return result

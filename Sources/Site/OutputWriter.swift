@@ -32,6 +32,9 @@ final class OutputWriter: Sendable {
         var counter = 0
         /// Folders made in the staging folder (fresh outputs only).
         var folders: Set<String> = []
+        /// The staging folder is made when the first file is staged: a build that writes nothing leaves the
+        /// output folder's own stamp alone (the next build then has no folder to look into).
+        var stagingMade = false
     }
     private let state = Mutex(State())
     /// Names inside the output folder that belong to newsgen itself (build cache, staging), never removed.
@@ -51,7 +54,14 @@ final class OutputWriter: Sendable {
         if FileSystem.isDirectory(staging) { FileSystem.removeTree(staging) }   // left by a crashed build
         fresh = !FileSystem.isDirectory(directory)
             || FileSystem.entries(of: directory).allSatisfy { $0.hasPrefix(Self.reservedPrefix) }
-        try FileSystem.createDirectories(staging)
+    }
+
+    private func makeStaging() throws(FileSystem.Failure) {
+        try state.withLock { (state: inout State) throws(FileSystem.Failure) in
+            if state.stagingMade { return }
+            try FileSystem.createDirectories(staging)
+            state.stagingMade = true
+        }
     }
 
     /// Records `relative` as part of the site; stages its bytes unless the file already holds them.
@@ -59,6 +69,7 @@ final class OutputWriter: Sendable {
     func stage(_ relative: String, _ bytes: [UInt8]) throws(FileSystem.Failure) {
         try plan(relative)
         if fresh {
+            try makeStaging()
             if let slash = relative.lastIndex(of: "/") {
                 let folder = String(relative[..<slash])
                 if !state.withLock({ $0.folders.contains(folder) }) {
@@ -75,6 +86,7 @@ final class OutputWriter: Sendable {
             state.withLock { $0.unchanged += 1 }
             return
         }
+        try makeStaging()
         let name = state.withLock { s -> String in
             s.counter += 1
             return String(s.counter)

@@ -227,8 +227,11 @@ public enum SiteBuilder {
         listed.reserveCapacity(cached.entries.count)
         var toCheck: [String] = []
         for (file, entry) in cached.entries {
-            let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? ""
-            if changed.contains(folder) { toCheck.append(file) } else { listed.append((file, entry.stamp)) }
+            if !changed.isEmpty, changed.contains(String(FileSystem.folder(holding: file))) {
+                toCheck.append(file)
+            } else {
+                listed.append((file, entry.stamp))
+            }
         }
         for (file, stamp) in zip(toCheck, FileSystem.stamps(of: toCheck, under: output)) {
             if let stamp { listed.append((file, stamp)) }

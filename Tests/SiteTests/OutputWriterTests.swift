@@ -15,6 +15,13 @@ import Testing
         (try? FileSystem.readText(path))
     }
 
+    @Test func foldersHoldingAPath() {
+        #expect(FileSystem.folders(holding: "en/2026/11/29/quake/index.html")
+                == ["en/2026/11/29/quake", "en/2026/11/29", "en/2026/11", "en/2026", "en", ""])
+        #expect(FileSystem.folders(holding: "index.html") == [""])
+        #expect(FileSystem.folders(holding: "zh-hans/国际/index.html") == ["zh-hans/国际", "zh-hans", ""])
+    }
+
     @Test func aNewFolderGetsTheWholeTreeAndNoStagingIsLeft() throws {
         let root = temporaryFolder()
         defer { FileSystem.removeTree(root) }
