@@ -65,8 +65,18 @@ public enum Markdown {
     /// including NUL bytes (cmark turns them into U+FFFD), gives some HTML.
     public static func render(_ source: String, options: MarkdownOptions = .init()) -> RenderedMarkdown {
         let parseOptions = options.smartPunctuation ? CMARK_OPT_SMART : CMARK_OPT_DEFAULT
+        return render(document: parse(source, options: parseOptions), options: options)
+    }
+
+    /// The same for Markdown as UTF-8 bytes (a story body read from its file): no String is made of the source.
+    public static func render(_ source: [UInt8], options: MarkdownOptions = .init()) -> RenderedMarkdown {
+        let parseOptions = options.smartPunctuation ? CMARK_OPT_SMART : CMARK_OPT_DEFAULT
+        return render(document: source.withUnsafeBufferPointer { parse(bytes: $0, options: parseOptions) }, options: options)
+    }
+
+    private static func render(document: OpaquePointer?, options: MarkdownOptions) -> RenderedMarkdown {
         let renderOptions = options.allowRawHTML ? CMARK_OPT_UNSAFE : CMARK_OPT_DEFAULT
-        guard let document = parse(source, options: parseOptions) else {
+        guard let document else {
             return RenderedMarkdown(html: "", headings: [])
         }
         defer { cmark_node_free(document) }
@@ -102,7 +112,16 @@ public enum Markdown {
     /// whitespace, or the edge of a CJK character (CJK has no spaces, so CJK text is cut at the limit); a word
     /// longer than the limit is cut inside. A `limit` of 0 or less gives "".
     public static func plainText(_ source: String, limit: Int? = nil) -> String {
-        guard let document = parse(source, options: CMARK_OPT_SMART) else { return "" }
+        plainText(document: parse(source, options: CMARK_OPT_SMART), limit: limit)
+    }
+
+    /// The same for Markdown as UTF-8 bytes.
+    public static func plainText(_ source: [UInt8], limit: Int? = nil) -> String {
+        plainText(document: source.withUnsafeBufferPointer { parse(bytes: $0, options: CMARK_OPT_SMART) }, limit: limit)
+    }
+
+    private static func plainText(document: OpaquePointer?, limit: Int?) -> String {
+        guard let document else { return "" }
         defer { cmark_node_free(document) }
         let text = plainTextOfNode(document)
         guard let limit else { return text }
@@ -158,13 +177,17 @@ extension Markdown {
     /// Parses with cmark. The caller frees the document with `cmark_node_free`.
     static func parse(_ source: String, options: Int32) -> OpaquePointer? {
         var source = source
-        let document = source.withUTF8 { bytes -> OpaquePointer? in
-            guard let base = bytes.baseAddress, !bytes.isEmpty else {
-                return cmark_parse_document("", 0, options)
-            }
-            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+        return source.withUTF8 { parse(bytes: $0, options: options) }
+    }
+
+    static func parse(bytes: UnsafeBufferPointer<UInt8>, options: Int32) -> OpaquePointer? {
+        let document: OpaquePointer?
+        if let base = bytes.baseAddress, !bytes.isEmpty {
+            document = base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
                 cmark_parse_document($0, bytes.count, options)
             }
+        } else {
+            document = cmark_parse_document("", 0, options)
         }
         if document == nil { cmarkFailed("cmark_parse_document") }
         return document

@@ -464,7 +464,7 @@ struct StoryCache {
         for _ in 0..<bodyCount {
             guard let code = r.string(), let firstLine = r.int(), let lower = r.int(), let upper = r.int(),
                   lower >= 0, upper >= lower else { return nil }
-            bodies[code] = StoryBody(languageCode: code, markdown: "", firstLine: firstLine, sourceRange: lower..<upper)
+            bodies[code] = StoryBody(languageCode: code, text: [], firstLine: firstLine, sourceRange: lower..<upper)
         }
         guard !categories.isEmpty, !bodies.isEmpty else { return nil }
         return Story(id: id, slug: slug, sourcePath: sourcePath, categories: categories, published: published,

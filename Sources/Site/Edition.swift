@@ -95,7 +95,7 @@ public struct Edition: Sendable {
         }
         var loaded = story
         for (code, body) in story.bodies {
-            loaded.bodies[code]?.markdown = StoryBody.markdown(in: bytes, body.sourceRange)
+            loaded.bodies[code]?.text = StoryBody.text(in: bytes, body.sourceRange)
         }
         loaded.bodiesLoaded = true
         return loaded

@@ -228,7 +228,7 @@ extension PageContext {
     }
 
     func feedEntry(_ story: Story, _ language: Language, options: MarkdownOptions) -> FeedEntry {
-        let body = story.bodies[language.code]?.markdown ?? ""
+        let body = story.bodies[language.code]?.text ?? []
         let title = localized(story.titles, language)?.0 ?? story.id
         var summary = localized(story.summaries, language)?.0 ?? Markdown.plainText(body, limit: 300)
         if summary.allSatisfy(\.isWhitespace) { summary = title }   // a body of only an image has no text

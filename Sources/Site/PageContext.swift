@@ -181,7 +181,7 @@ struct PageContext: Sendable {
         } else {
             bodyLanguage = ([config.defaultLanguage] + config.languages).first { story.bodies[$0.code] != nil } ?? language
         }
-        let body = story.bodies[bodyLanguage.code]?.markdown ?? ""
+        let body = story.bodies[bodyLanguage.code]?.text ?? []
         let rendered = Markdown.render(body, options: options)
         let (title, titleLanguage) = localized(story.titles, language) ?? (story.id, language)
         let summary = localized(story.summaries, language)

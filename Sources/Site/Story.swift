@@ -1,33 +1,41 @@
 import YAML
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One story's body in one language: Markdown text and the file line it starts on (for messages).
 public struct StoryBody: Sendable, Hashable {
     public var languageCode: String
-    /// Empty while the story's bodies are not loaded (`Story.bodiesLoaded`).
-    public var markdown: String
+    /// The Markdown as UTF-8 bytes, which is what cmark reads; empty while the story's bodies are not loaded
+    /// (`Story.bodiesLoaded`).
+    public var text: [UInt8]
     public var firstLine: Int
     /// Where the body is in the file's bytes, so that it can be read again without parsing the file.
     public var sourceRange: Range<Int>
 
+    /// The Markdown as a String.
+    public var markdown: String {
+        get { String(decoding: text, as: UTF8.self) }
+        set { text = Array(newValue.utf8) }
+    }
+
     /// The Markdown of `range` in a story file: lines end with a line feed (a carriage return before one is
     /// dropped), and so does the last.
-    static func markdown(in bytes: [UInt8], _ range: Range<Int>) -> String {
-        let slice = bytes[range]
-        guard slice.contains(13) else {
-            var text = String(decoding: slice, as: UTF8.self)
-            text.append("\n")
-            return text
+    static func text(in bytes: [UInt8], _ range: Range<Int>) -> [UInt8] {
+        bytes.withUnsafeBufferPointer { buffer in
+            let slice = UnsafeBufferPointer(rebasing: buffer[range])
+            var out: [UInt8] = []
+            out.reserveCapacity(slice.count + 1)
+            if let base = slice.baseAddress, memchr(base, 13, slice.count) != nil {
+                for index in slice.indices where slice[index] != 13 || index + 1 >= slice.count || slice[index + 1] != 10 {
+                    out.append(slice[index])
+                }
+            } else {
+                out.append(contentsOf: slice)
+            }
+            out.append(10)
+            return out
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(slice.count + 1)
-        var index = slice.startIndex
-        while index < slice.endIndex {
-            let byte = slice[index]
-            if byte != 13 || index + 1 >= slice.endIndex || slice[index + 1] != 10 { out.append(byte) }
-            index += 1
-        }
-        out.append(10)
-        return String(decoding: out, as: UTF8.self)
     }
 }
 
@@ -74,7 +82,7 @@ public struct Story: Sendable, Hashable {
 
     /// Forgets the bodies' Markdown (keeping where each body is in the file); see `bodiesLoaded`.
     mutating func unloadBodies() {
-        for code in bodies.keys { bodies[code]?.markdown = "" }
+        for code in bodies.keys { bodies[code]?.text = [] }
         bodiesLoaded = false
     }
 
@@ -370,7 +378,7 @@ enum BodySplitter {
         var bodies: [String: StoryBody] = [:]
         func body(_ code: String, _ section: Range<Int>, firstLine: Int) -> StoryBody {
             let range = lines.byteRange(section)
-            return StoryBody(languageCode: code, markdown: StoryBody.markdown(in: lines.bytes, range), firstLine: firstLine,
+            return StoryBody(languageCode: code, text: StoryBody.text(in: lines.bytes, range), firstLine: firstLine,
                              sourceRange: range)
         }
         if sections.count == 1 {
@@ -401,7 +409,7 @@ enum BodySplitter {
             }
             if lines.areBlank(section.lines) {
                 sink.error("the \(language.code) body is empty", at: location)
-                bodies[language.code] = StoryBody(languageCode: language.code, markdown: "", firstLine: section.line + 1,
+                bodies[language.code] = StoryBody(languageCode: language.code, text: [], firstLine: section.line + 1,
                                                   sourceRange: 0..<0)
                 continue
             }

@@ -162,7 +162,7 @@ import Testing
         let s = try #require(story)
         let bytes = Array(text.utf8)
         for (code, body) in s.bodies {
-            #expect(StoryBody.markdown(in: bytes, body.sourceRange) == body.markdown, "\(name), \(code)")
+            #expect(StoryBody.text(in: bytes, body.sourceRange) == body.text, "\(name), \(code)")
         }
         // The expected text, written out: each line of the section ends with \n; a CR before a line feed goes.
         switch name {
