@@ -126,12 +126,17 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(404, [("Content-Type", "text/plain")], b"no route " + path.encode())
 
 
+# A port that refuses connections for as long as this server runs: bound but never listening. Binding and
+# closing at once (as this once did) let a test running in parallel take the port, and the "refused" request
+# then reached that test's server.
+HELD_CLOSED = []
+
+
 def closed_port():
     probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
-    return port
+    HELD_CLOSED.append(probe)
+    return probe.getsockname()[1]
 
 
 def exit_when_stdin_closes():
