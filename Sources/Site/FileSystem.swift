@@ -12,20 +12,30 @@ enum FileSystem {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
-        var result: [UInt8] = []
         var info = stat()
-        if fstat(fd, &info) == 0, info.st_size > 0 { result.reserveCapacity(Int(info.st_size)) }
-        var buffer = [UInt8](repeating: 0, count: 65536)
+        // Read straight into the array, sized from fstat; a file that grows meanwhile is read to its end.
+        var capacity = fstat(fd, &info) == 0 && info.st_size > 0 ? Int(info.st_size) + 1 : 65536
+        var result: [UInt8] = []
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(path: path, reason: String(cString: strerror(errno)))
+            var failure: Int32 = 0
+            let chunk = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, filled in
+                filled = 0
+                while filled < buffer.count {
+                    let count = Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        return
+                    }
+                    if count == 0 { break }
+                    filled += count
+                }
             }
-            if count == 0 { break }
-            result.append(contentsOf: buffer[0..<count])
+            if failure != 0 { throw Failure(path: path, reason: String(cString: strerror(failure))) }
+            if result.isEmpty { result = chunk } else { result += chunk }
+            if chunk.count < capacity { return result }
+            capacity = max(65536, capacity)
         }
-        return result
     }
 
     static func readText(_ path: String) throws(Failure) -> String {
@@ -135,11 +145,24 @@ enum FileSystem {
         return result.sorted { $0.path < $1.path }
     }
 
+    /// `mkdir -p`: tries the folder first and only walks up when its parent is missing.
     static func createDirectories(_ path: String) throws(Failure) {
-        if isDirectory(path) { return }
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty && parent != path { try createDirectories(parent) }
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+        if mkdir(path, 0o755) == 0 { return }
+        switch errno {
+        case EEXIST:
+            if isDirectory(path) { return }
+            throw Failure(path: path, reason: String(cString: strerror(EEXIST)))
+        case ENOENT:
+            var trimmed = Substring(path).utf8
+            while trimmed.count > 1, trimmed.last == UInt8(ascii: "/") { trimmed = trimmed.dropLast() }
+            guard let slash = trimmed.lastIndex(of: UInt8(ascii: "/")), slash > trimmed.startIndex else {
+                throw Failure(path: path, reason: String(cString: strerror(ENOENT)))
+            }
+            try createDirectories(String(Substring(trimmed[..<slash])))
+            if mkdir(path, 0o755) != 0 && errno != EEXIST {
+                throw Failure(path: path, reason: String(cString: strerror(errno)))
+            }
+        default:
             throw Failure(path: path, reason: String(cString: strerror(errno)))
         }
     }

@@ -248,7 +248,8 @@ struct StoryParser {
     static func validateUTF8(_ bytes: [UInt8], sink: inout DiagnosticSink) -> Int? {
         var slice = bytes[...]
         if slice.starts(with: [0xEF, 0xBB, 0xBF]) { slice = slice.dropFirst(3) }
-        if let nul = slice.firstIndex(of: 0) {
+        let hasNul = slice.withUnsafeBufferPointer { $0.baseAddress.map { memchr($0, 0, slice.count) != nil } ?? false }
+        if hasNul, let nul = slice.firstIndex(of: 0) {
             let line = slice[..<nul].reduce(1) { $1 == 10 ? $0 + 1 : $0 }
             sink.error("the file contains a NUL character", at: .init(line: line, column: 1))
             return nil

@@ -27,13 +27,29 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public var rfc3339: String {
         let local = Int((secondsSinceEpoch).rounded(.down)) + offsetSeconds
         let (y, m, d, hh, mm, ss) = Self.civil(local)
-        var text = "\(pad(y, 4))-\(pad(m))-\(pad(d))T\(pad(hh)):\(pad(mm)):\(pad(ss))"
-        if offsetSeconds == 0 { text += "Z" } else {
-            let sign = offsetSeconds < 0 ? "-" : "+"
-            let a = abs(offsetSeconds)
-            text += "\(sign)\(pad(a / 3600)):\(pad(a % 3600 / 60))"
+        // Built as bytes: dates are written tens of thousands of times per build (pages, cards, feeds, JSON-LD).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(25)
+        func digits(_ value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            if value < 0 || value >= divisor * 10 { bytes += Array(pad(value, width).utf8); return }
+            var rest = value
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
         }
-        return text
+        digits(y, 4); bytes.append(UInt8(ascii: "-")); digits(m, 2); bytes.append(UInt8(ascii: "-")); digits(d, 2)
+        bytes.append(UInt8(ascii: "T")); digits(hh, 2); bytes.append(UInt8(ascii: ":")); digits(mm, 2)
+        bytes.append(UInt8(ascii: ":")); digits(ss, 2)
+        if offsetSeconds == 0 { bytes.append(UInt8(ascii: "Z")) } else {
+            bytes.append(offsetSeconds < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            let a = abs(offsetSeconds)
+            digits(a / 3600, 2); bytes.append(UInt8(ascii: ":")); digits(a % 3600 / 60, 2)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses `YYYY-MM-DDTHH:MM[:SS[.fraction]](Z|±HH:MM)`. Returns a reason on failure.

@@ -15,6 +15,9 @@ import Testing
         #expect(west.secondsSinceEpoch == utc.secondsSinceEpoch)
         #expect(parse("2026-11-29T14:05:00.250Z")?.secondsSinceEpoch == 1_795_961_100.25)
         #expect(parse("2024-02-29T00:00:00Z") != nil)
+        #expect(west.rfc3339 == "2026-11-29T09:05:00-05:00")
+        #expect(parse("0007-01-02T03:04:05+05:45")?.rfc3339 == "0007-01-02T03:04:05+05:45")
+        #expect(parse("9999-12-31T23:59:59-12:00")?.rfc3339 == "9999-12-31T23:59:59-12:00")
     }
 
     @Test func refusesWhatIsNotAnInstant() {
