@@ -241,7 +241,7 @@ extension PageContext {
             }
         }
         return FeedEntry(id: links.entryID(story, language),
-                         url: links.absolute(links.story(story, language)),
+                         url: links.absolute(storyURL(story, language)),
                          title: title,
                          summary: summary, contentHTML: html,
                          published: story.published, modified: story.lastModified,

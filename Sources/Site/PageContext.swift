@@ -123,7 +123,7 @@ struct PageContext: Sendable {
         var value: [String: TemplateValue] = [
             "id": .string(story.id),
             "title": .string(title),
-            "href": .string(links.href(links.story(story, language))),
+            "href": .string(links.href(storyURL(story, language))),
             "published": time(story.published, language),
             "breaking": .bool(story.breaking),
             "category": .string(story.categories[0].title(in: language)),
@@ -187,8 +187,8 @@ struct PageContext: Sendable {
         let summary = localized(story.summaries, language)
         let description = summary?.0 ?? Markdown.plainText(body, limit: 160)
         var value = base(language, kind: "story", title: title, description: description,
-                         relativeURL: links.story(story, language), alternateLanguages: languages,
-                         url: { links.story(story, $0) }, current: story.categories[0])
+                         relativeURL: storyURL(story, language), alternateLanguages: languages,
+                         url: { storyURL(story, $0) }, current: story.categories[0])
         var storyValue: [String: TemplateValue] = [
             "id": .string(story.id),
             "title": .string(title),
@@ -201,7 +201,7 @@ struct PageContext: Sendable {
                 .object(["title": .string(category.title(in: language)),
                          "href": .string(links.href(links.category(category, language)))])
             }),
-            "url": .string(links.absolute(links.story(story, language))),
+            "url": .string(links.absolute(storyURL(story, language))),
         ]
         if titleLanguage != language { storyValue["title_lang"] = .string(titleLanguage.code) }
         if let summary {

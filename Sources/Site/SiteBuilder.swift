@@ -486,8 +486,8 @@ public enum SiteBuilder {
                 story = try context.edition.withBodies(stories[index])
                 loaded = (index, story)
             }
-            let html = try templates.render("story", context.storyPage(story, language, options: options))
-            return (Permalinks.file(for: links.story(story, language)), Array(html.utf8))
+            let html = try templates.renderBytes("story", context.storyPage(story, language, options: options))
+            return (Permalinks.file(for: context.storyURL(story, language)), html)
         case .front(let language):
             let cards = stories.lazy.filter { context.pageLanguages[$0.id]?.contains(language) == true }
                 .prefix(config.frontPageSize).map { context.card($0, language) }
@@ -496,7 +496,7 @@ public enum SiteBuilder {
                                          description: config.description[code: language.code] ?? "",
                                          language: language, relativeURL: links.front(language), url: links.front,
                                          cards: Array(cards), category: nil, pagination: nil)
-            return (Permalinks.file(for: links.front(language)), Array(try templates.render("front", value).utf8))
+            return (Permalinks.file(for: links.front(language)), try templates.renderBytes("front", value))
         case .category(let category, let language, let page, let pages, let members, let alternates):
             let relative = links.category(category, language, page: page)
             let value = context.listPage(
@@ -505,7 +505,7 @@ public enum SiteBuilder {
                 cards: members.map { context.card(stories[$0], language) }, category: category,
                 pagination: (page, pages, { links.category(category, language, page: $0) }),
                 alternateLanguages: alternates)
-            return (Permalinks.file(for: relative), Array(try templates.render("category", value).utf8))
+            return (Permalinks.file(for: relative), try templates.renderBytes("category", value))
         case .feed(let scope, let language, let format):
             let feed = try context.feed(scope, language, stories: stories, now: now, options: options)
             return (links.feed(scope, language, format), Array(FeedWriter.write(feed, as: format).utf8))
@@ -529,8 +529,8 @@ public enum SiteBuilder {
                 ])
             })
             value["default_href"] = .string(links.href(links.front(language)))
-            let html = try templates.render(output.isRoot ? "root" : "404", .object(value))
-            return (output.isRoot ? "index.html" : "404.html", Array(html.utf8))
+            let html = try templates.renderBytes(output.isRoot ? "root" : "404", .object(value))
+            return (output.isRoot ? "index.html" : "404.html", html)
         case .staticFile(let file):
             let bytes = try FileSystem.read(context.edition.theme.directory + "/static/" + file)
             return ("static/" + file, bytes)

@@ -73,7 +73,7 @@ extension PageContext {
         var correction: (String, Timestamp)?
         if let (text, _) = localized(story.corrections, language) { correction = (text, story.lastModified) }
         let logo = config.publisher.logo.map { $0.hasPrefix("/") ? links.absolute(String($0.dropFirst())) : $0 }
-        return NewsArticle(url: links.absolute(links.story(story, language)), headline: title, description: description,
+        return NewsArticle(url: links.absolute(storyURL(story, language)), headline: title, description: description,
                            inLanguage: bodyLanguage.code, published: story.published, modified: story.lastModified,
                            authors: story.authors, image: imageURL(story),
                            sections: story.categories.map { $0.title(in: language) },

@@ -26,6 +26,8 @@ struct Renderer {
 
     /// What was rendered.
     var result: String { String(decoding: output, as: UTF8.self) }
+    /// The output as UTF-8 bytes, as written.
+    var bytes: [UInt8] { output }
 
     /// What to do when the node list of a frame has been rendered.
     private enum Exit {

@@ -69,6 +69,11 @@ public struct TemplateLibrary: Sendable {
     /// Renders template `name` with `context`. Throws for an unknown name and for recursion deeper
     /// than 64 partial/parent levels (with the location of the tag that went too deep).
     public func render(_ name: String, _ context: TemplateValue) throws(TemplateError) -> String {
+        String(decoding: try renderBytes(name, context), as: UTF8.self)
+    }
+
+    /// The same as UTF-8 bytes, for output that goes straight to a file (no String is made of a whole page).
+    public func renderBytes(_ name: String, _ context: TemplateValue) throws(TemplateError) -> [UInt8] {
         guard let template = templates[name] else {
             var message = "no template named \"\(name)\""
             if let suggestion = closestName(to: name) {
@@ -80,7 +85,7 @@ public struct TemplateLibrary: Sendable {
         }
         var renderer = Renderer(templates: templates, context: context)
         try renderer.render(template.nodes)
-        return renderer.result
+        return renderer.bytes
     }
 
     /// The library name nearest to `name`, if it is near enough to be a typo (one edit per four characters).
