@@ -167,8 +167,10 @@ enum FileSystem {
         }
     }
 
-    /// Writes `bytes` to `path` (a new file), fsyncs it when asked.
-    static func write(_ bytes: [UInt8], to path: String, sync: Bool = false) throws(Failure) {
+    /// Writes `bytes` to `path` (a new file), fsyncs it when asked. Returns the file's stamp as written (a rename
+    /// keeps it), so that a build need not look the file up again.
+    @discardableResult
+    static func write(_ bytes: [UInt8], to path: String, sync: Bool = false) throws(Failure) -> FileStamp? {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -182,6 +184,8 @@ enum FileSystem {
             offset += count
         }
         if sync && fsync(fd) != 0 { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+        var info = stat()
+        return fstat(fd, &info) == 0 ? FileStamp(info) : nil
     }
 
     static func rename(_ from: String, _ to: String) throws(Failure) {

@@ -16,6 +16,8 @@ final class OutputWriter: Sendable {
         var removed = 0
         /// The files that were written (relative paths).
         var writtenFiles: Set<String> = []
+        /// Their stamps as written (renaming a file keeps its size, time and inode).
+        var writtenStamps: [String: FileStamp] = [:]
     }
 
     let directory: String
@@ -27,7 +29,7 @@ final class OutputWriter: Sendable {
     private let fresh: Bool
     private struct State {
         var planned: Set<String> = []
-        var staged: [(relative: String, stagedName: String)] = []
+        var staged: [(relative: String, stagedName: String, stamp: FileStamp?)] = []
         var unchanged = 0
         var counter = 0
         /// Folders made in the staging folder (fresh outputs only).
@@ -77,8 +79,8 @@ final class OutputWriter: Sendable {
                     state.withLock { _ = $0.folders.insert(folder) }
                 }
             }
-            try FileSystem.write(bytes, to: staging + "/" + relative)
-            state.withLock { $0.staged.append((relative, relative)) }
+            let stamp = try FileSystem.write(bytes, to: staging + "/" + relative)
+            state.withLock { $0.staged.append((relative, relative, stamp)) }
             return
         }
         let target = directory + "/" + relative
@@ -91,8 +93,8 @@ final class OutputWriter: Sendable {
             s.counter += 1
             return String(s.counter)
         }
-        try FileSystem.write(bytes, to: staging + "/" + name)
-        state.withLock { $0.staged.append((relative, name)) }
+        let stamp = try FileSystem.write(bytes, to: staging + "/" + name)
+        state.withLock { $0.staged.append((relative, name, stamp)) }
     }
 
     /// Records `relative` as part of the site, kept as it is (the build cache knows it is up to date).
@@ -128,7 +130,7 @@ final class OutputWriter: Sendable {
             }
         }
         var ready: Set<String> = []   // folders known to exist: checked or created once, not once per file
-        for (relative, name) in snapshot.staged.sorted(by: { $0.relative < $1.relative }) where !fresh {
+        for (relative, name, _) in snapshot.staged.sorted(by: { $0.relative < $1.relative }) where !fresh {
             let target = directory + "/" + relative
             let parent = String(target[..<(target.lastIndex(of: "/") ?? target.endIndex)])
             if !ready.contains(parent) {
@@ -165,7 +167,9 @@ final class OutputWriter: Sendable {
                                  to: directory + "/" + Self.marker)
         }
         return Summary(written: snapshot.staged.count, unchanged: snapshot.unchanged, removed: removed,
-                       writtenFiles: Set(snapshot.staged.map(\.relative)))
+                       writtenFiles: Set(snapshot.staged.map(\.relative)),
+                       writtenStamps: Dictionary(snapshot.staged.compactMap { entry in entry.stamp.map { (entry.relative, $0) } },
+                                                 uniquingKeysWith: { first, _ in first }))
     }
 
     func abort() {

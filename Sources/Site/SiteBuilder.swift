@@ -162,7 +162,9 @@ public enum SiteBuilder {
             if untouched { OutputCache.remove(site: edition.directory, output: output) }
             let values = fingerprints.withLock { $0 }
             let keptStamps = known.withLock { $0 }
-            var stamps = outputs.indices.map { summary.writtenFiles.contains(paths[$0]) ? nil : keptStamps[$0] ?? existing[paths[$0]] }
+            var stamps = outputs.indices.map {
+                summary.writtenFiles.contains(paths[$0]) ? summary.writtenStamps[paths[$0]] : keptStamps[$0] ?? existing[paths[$0]]
+            }
             let unknown = stamps.indices.filter { stamps[$0] == nil }
             for (index, stamp) in zip(unknown, FileSystem.stamps(of: unknown.map { paths[$0] }, under: output)) {
                 stamps[index] = stamp
@@ -176,12 +178,16 @@ public enum SiteBuilder {
             // Folders whose entries may have changed are looked at again; the others keep the stamp read at the
             // start. Without stamps from the start (a build without a cache), every folder that holds an output.
             var recheck: Set<String> = []
+            func addFolders(holding file: String) {   // a folder's ancestors are in the set once it is
+                var folder = String(FileSystem.folder(holding: file))
+                while recheck.insert(folder).inserted, !folder.isEmpty { folder = String(FileSystem.folder(holding: folder)) }
+            }
             if cached.folders.isEmpty {
-                for path in paths { recheck.formUnion(FileSystem.folders(holding: path)) }
+                for path in paths { addFolders(holding: path) }
             } else {
                 let planned = Set(paths)
-                for file in summary.writtenFiles { recheck.formUnion(FileSystem.folders(holding: file)) }
-                for (file, _) in listed where !planned.contains(file) { recheck.formUnion(FileSystem.folders(holding: file)) }
+                for file in summary.writtenFiles { addFolders(holding: file) }
+                for (file, _) in listed where !planned.contains(file) { addFolders(holding: file) }
             }
             var folders = folderStamps
             let rechecked = recheck.sorted()
