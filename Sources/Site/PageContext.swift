@@ -1,5 +1,6 @@
 import Foundation
 import Markdown
+import Synchronization
 import Templates
 
 /// Builds the values the theme's templates see. The names here are the theme contract, documented in
@@ -18,6 +19,22 @@ struct PageContext: Sendable {
     private let languageIndex: [String: Int]
     /// Each story's feed entry in each language, made once per build (see `FeedEntries`).
     let feedEntries = FeedEntries()
+    /// Dates as readers see them, formatted once per build: a story's date shows on its page and on every list
+    /// that has its card, and formatting in the reader's language is one of the dearer steps of a page.
+    let dateValues = DateValues()
+    /// The values of every page that depend only on its language (and, for navigation and feed links, on its
+    /// category), by language code: made once per build rather than once per page.
+    private var shared: [String: SharedValues] = [:]
+
+    private struct SharedValues {
+        var site: TemplateValue
+        var lang: TemplateValue
+        var strings: TemplateValue
+        /// By the slug of the current category ("" for none).
+        var navigation: [String: TemplateValue]
+        /// By the slug of the category page's category ("" for other pages).
+        var feeds: [String: TemplateValue]
+    }
 
     /// `links.story(story, language)`, computed once per build.
     func storyURL(_ story: Story, _ language: Language) -> String {
@@ -53,6 +70,20 @@ struct PageContext: Sendable {
             }
         }
         languageNames = names
+        for language in edition.config.languages {
+            var values = SharedValues(site: site(language), lang: languageValue(language), strings: strings(language),
+                                      navigation: ["": navigation(language, current: nil)],
+                                      feeds: ["": feedLinksValue(language, category: nil)])
+            for category in edition.config.categories {
+                values.navigation[category.slug] = navigation(language, current: category)
+                values.feeds[category.slug] = feedLinksValue(language, category: category)
+            }
+            shared[language.code] = values
+        }
+    }
+
+    private func feedLinksValue(_ language: Language, category: Category?) -> TemplateValue {
+        .list(feedLinks(language, category: category).map { link in .object(link.mapValues { .string($0) }) })
     }
 
     func strings(_ language: Language) -> TemplateValue {
@@ -100,11 +131,15 @@ struct PageContext: Sendable {
     }
 
     func time(_ timestamp: Timestamp, _ language: Language) -> TemplateValue {
-        .object([
+        let key = DateValues.Key(seconds: timestamp.secondsSinceEpoch, offset: timestamp.offsetSeconds, language: language.code)
+        if let value = dateValues.values.withLock({ $0[key] }) { return value }
+        let value = TemplateValue.object([
             "display": .string(clock.dateTime(timestamp, in: language)),
             "day": .string(clock.day(timestamp, in: language)),
             "iso": .string(clock.machineReadable(timestamp)),
         ])
+        dateValues.values.withLock { $0[key] = value }
+        return value
     }
 
     /// Text in the page language if the story has it, otherwise the default language's, with the
@@ -139,10 +174,12 @@ struct PageContext: Sendable {
 
     func base(_ language: Language, kind: String, title: String, description: String, relativeURL: String,
               alternateLanguages: [Language], url: @escaping (Language) -> String, current: Category? = nil) -> [String: TemplateValue] {
+        let shared = shared[language.code]
+        let feedCategory = kind == "category" ? current : nil
         var base: [String: TemplateValue] = [
-            "site": site(language),
-            "lang": languageValue(language),
-            "strings": strings(language),
+            "site": shared?.site ?? site(language),
+            "lang": shared?.lang ?? languageValue(language),
+            "strings": shared?.strings ?? strings(language),
             "page": .object([
                 "kind": .string(kind),
                 "title": .string(title),
@@ -153,10 +190,8 @@ struct PageContext: Sendable {
             ]),
             "alternates": alternates(language, in: alternateLanguages, url: url),
             "has_alternates": .bool(alternateLanguages.count > 1),
-            "navigation": navigation(language, current: current),
-            "feeds": .list(feedLinks(language, category: kind == "category" ? current : nil).map { link in
-                .object(link.mapValues { .string($0) })
-            }),
+            "navigation": shared?.navigation[current?.slug ?? ""] ?? navigation(language, current: current),
+            "feeds": shared?.feeds[feedCategory?.slug ?? ""] ?? feedLinksValue(language, category: feedCategory),
             "og_locale_alternates": .list(ogLocaleAlternates(language, in: alternateLanguages).map { .string($0) }),
         ]
         if alternateLanguages.contains(config.defaultLanguage) {
@@ -271,4 +306,14 @@ struct PageContext: Sendable {
         }
         return .object(value)
     }
+}
+
+final class DateValues: Sendable {
+    struct Key: Hashable, Sendable {
+        var seconds: Double
+        var offset: Int
+        var language: String
+    }
+
+    let values = Mutex<[Key: TemplateValue]>([:])
 }

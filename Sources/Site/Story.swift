@@ -80,12 +80,6 @@ public struct Story: Sendable, Hashable {
     /// False when `bodies` hold no Markdown yet (see `bodies`).
     public var bodiesLoaded = true
 
-    /// Forgets the bodies' Markdown (keeping where each body is in the file); see `bodiesLoaded`.
-    mutating func unloadBodies() {
-        for code in bodies.keys { bodies[code]?.text = [] }
-        bodiesLoaded = false
-    }
-
     /// The last time the story changed: `updated`, else `published`.
     public var lastModified: Timestamp { updated ?? published }
 
@@ -112,7 +106,9 @@ struct StoryParser {
         return stem
     }
 
-    func parse(bytes: [UInt8], path: String, fileName: String) -> (Story?, [Diagnostic]) {
+    /// `withBodies: false` finds and checks the bodies but leaves their text out (`Story.bodiesLoaded` false):
+    /// what `Edition` keeps, since pages read bodies back from the file.
+    func parse(bytes: [UInt8], path: String, fileName: String, withBodies: Bool = true) -> (Story?, [Diagnostic]) {
         var fields = Fields(path: path)
         guard let start = Self.validateUTF8(bytes, sink: &fields.sink) else { return (nil, fields.sink.diagnostics) }
         let lines = SourceLines(bytes, from: start)
@@ -222,14 +218,16 @@ struct StoryParser {
             }
         }
 
-        let bodies = BodySplitter.split(lines: lines, startingAt: close + 1, config: config, sink: &fields.sink)
+        let bodies = BodySplitter.split(lines: lines, startingAt: close + 1, config: config, withText: withBodies,
+                                        sink: &fields.sink)
 
         guard fields.sink.isEmpty, let published, !categories.isEmpty, !bodies.isEmpty else {
             return (nil, fields.sink.diagnostics)
         }
-        let story = Story(id: id, slug: slug, sourcePath: path, categories: categories, published: published,
+        var story = Story(id: id, slug: slug, sourcePath: path, categories: categories, published: published,
                           updated: updated, breaking: breaking, draft: draft, authors: authors, image: image,
                           titles: titles, summaries: summaries, corrections: corrections, push: push, bodies: bodies)
+        story.bodiesLoaded = withBodies
         return (story, [])
     }
 
@@ -271,7 +269,47 @@ struct StoryParser {
     }
 
     private static func isValidUTF8(_ slice: ArraySlice<UInt8>) -> Bool {
-        String(validating: slice, as: UTF8.self) != nil
+        slice.withUnsafeBufferPointer { isValidUTF8($0) }
+    }
+
+    /// UTF-8 as RFC 3629 defines it (no overlong forms, no surrogates, nothing past U+10FFFF), checked in place:
+    /// runs of ASCII eight bytes at a time. `String(validating:)` would also build a String of the whole file.
+    static func isValidUTF8(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = buffer.baseAddress else { return true }
+        let count = buffer.count
+        var index = 0
+        while index < count {
+            while index + 8 <= count,
+                  UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                index += 8
+            }
+            guard index < count else { break }
+            let lead = base[index]
+            func continuation(_ offset: Int) -> UInt8? {
+                guard index + offset < count, base[index + offset] & 0xC0 == 0x80 else { return nil }
+                return base[index + offset]
+            }
+            switch lead {
+            case 0x00..<0x80:
+                index += 1
+            case 0xC2..<0xE0:
+                guard continuation(1) != nil else { return false }
+                index += 2
+            case 0xE0..<0xF0:
+                guard let second = continuation(1), continuation(2) != nil else { return false }
+                if lead == 0xE0 && second < 0xA0 { return false }   // overlong
+                if lead == 0xED && second >= 0xA0 { return false }  // UTF-16 surrogates
+                index += 3
+            case 0xF0..<0xF5:
+                guard let second = continuation(1), continuation(2) != nil, continuation(3) != nil else { return false }
+                if lead == 0xF0 && second < 0x90 { return false }   // overlong
+                if lead == 0xF4 && second >= 0x90 { return false }  // past U+10FFFF
+                index += 4
+            default:
+                return false
+            }
+        }
+        return true
     }
 }
 
@@ -360,7 +398,8 @@ enum BodySplitter {
 
     /// Lines become text only when their first byte could start a marker (`<`, no indent) or a fence
     /// (`` ` `` or `~` after at most three spaces); every other line is passed over as bytes.
-    static func split(lines: SourceLines, startingAt start: Int, config: SiteConfig, sink: inout DiagnosticSink) -> [String: StoryBody] {
+    static func split(lines: SourceLines, startingAt start: Int, config: SiteConfig, withText: Bool = true,
+                      sink: inout DiagnosticSink) -> [String: StoryBody] {
         // Each section is a run of lines: before the first marker (code nil), then one per marker.
         var sections: [(code: String?, line: Int, lines: Range<Int>)] = [(nil, start + 1, start..<start)]
         var fence: (Character, Int)?
@@ -379,7 +418,7 @@ enum BodySplitter {
         var bodies: [String: StoryBody] = [:]
         func body(_ code: String, _ section: Range<Int>, firstLine: Int) -> StoryBody {
             let range = lines.byteRange(section)
-            return StoryBody(languageCode: code, text: StoryBody.text(in: lines.bytes, range), firstLine: firstLine,
+            return StoryBody(languageCode: code, text: withText ? StoryBody.text(in: lines.bytes, range) : [], firstLine: firstLine,
                              sourceRange: range)
         }
         if sections.count == 1 {

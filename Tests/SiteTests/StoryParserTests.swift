@@ -194,3 +194,27 @@ import Testing
         #expect(!Edition.isInHiddenFolder(".draft.md"))
     }
 }
+
+@Suite struct UTF8CheckTests {
+    /// The in-place check agrees with the standard library's decoder on valid text, on every kind of invalid
+    /// sequence, and on many random byte strings built from the bytes that matter.
+    @Test func agreesWithTheStandardLibrary() {
+        func check(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBufferPointer { StoryParser.isValidUTF8($0) } }
+        var cases: [[UInt8]] = [
+            [], Array("plain ASCII text, longer than eight bytes".utf8), Array("Élections à Paris 地震 😀".utf8),
+            [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xED, 0x9F, 0xBF],
+            [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF4, 0x8F, 0xBF, 0xBF], [0xF5, 0x80, 0x80, 0x80],
+            [0x80], [0xBF], [0xC2], [0xE2, 0x82], [0xF0, 0x9F, 0x98], [0xFE], [0xFF],
+            Array("12345678".utf8) + [0xE2, 0x82, 0xAC] + Array("12345678".utf8),
+        ]
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [UInt8] = [0x41, 0x7F, 0x80, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]
+        for _ in 0..<3000 {
+            let length = Int.random(in: 0...12, using: &generator)
+            cases.append((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+        }
+        for bytes in cases {
+            #expect(check(bytes) == (String(validating: bytes, as: UTF8.self) != nil), "\(bytes)")
+        }
+    }
+}
