@@ -231,14 +231,22 @@ struct StoryParser {
         return (story, [])
     }
 
+    /// ASCII lowercase letters, digits, `-` and `_`, at most 120, not starting with `-`. (On bytes: every allowed
+    /// character is one byte, so any other byte already fails.)
     static func isCleanURLSegment(_ text: String) -> Bool {
-        !text.isEmpty && text.count <= 120 && text.first != "-" && text.first != "."
-            && text.allSatisfy { ($0.isASCII && ($0.isLowercase || $0.isNumber)) || $0 == "-" || $0 == "_" }
+        let bytes = text.utf8
+        return !bytes.isEmpty && bytes.count <= 120 && bytes.first != UInt8(ascii: "-")
+            && bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
     }
 
+    /// ASCII letters, digits, `-`, `_` and `.`, at most 100, not starting with `.` or `-`.
     static func isValidID(_ text: String) -> Bool {
-        !text.isEmpty && text.count <= 100 && text.first != "." && text.first != "-"
-            && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") }
+        let bytes = text.utf8
+        return !bytes.isEmpty && bytes.count <= 100 && bytes.first != UInt8(ascii: ".") && bytes.first != UInt8(ascii: "-")
+            && bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") }
     }
 
     /// Strict UTF-8 check; the first invalid byte is reported with its line and column. Returns where the

@@ -218,3 +218,29 @@ import Testing
         }
     }
 }
+
+@Suite struct NameRuleTests {
+    @Test func slugsAreLowercaseASCIIWithDashesAndUnderscores() {
+        #expect(StoryParser.isCleanURLSegment("quake-off-coast_2"))
+        #expect(!StoryParser.isCleanURLSegment("-quake"))
+        #expect(!StoryParser.isCleanURLSegment(".quake"))
+        #expect(!StoryParser.isCleanURLSegment("Quake"))
+        #expect(!StoryParser.isCleanURLSegment("séisme"))
+        #expect(!StoryParser.isCleanURLSegment("地震"))
+        #expect(!StoryParser.isCleanURLSegment("a b"))
+        #expect(!StoryParser.isCleanURLSegment(""))
+        #expect(StoryParser.isCleanURLSegment(String(repeating: "a", count: 120)))
+        #expect(!StoryParser.isCleanURLSegment(String(repeating: "a", count: 121)))
+    }
+
+    @Test func idsAreASCIILettersDigitsAndFewMarks() {
+        #expect(StoryParser.isValidID("Quake-2026_11.29"))
+        #expect(!StoryParser.isValidID(".quake"))
+        #expect(!StoryParser.isValidID("-quake"))
+        #expect(!StoryParser.isValidID("séisme"))
+        #expect(!StoryParser.isValidID("a/b"))
+        #expect(!StoryParser.isValidID(""))
+        #expect(StoryParser.isValidID(String(repeating: "A", count: 100)))
+        #expect(!StoryParser.isValidID(String(repeating: "A", count: 101)))
+    }
+}
