@@ -100,15 +100,53 @@ public enum SiteBuilder {
            }) {
             keptGenerated = group.paths
         }
-        let outputs = plan(stories: stories, context: context, now: now, keptGenerated: keptGenerated)
-        let known = Mutex<[FileStamp?]>([FileStamp?](repeating: nil, count: outputs.count))
-        let paths = outputs.map { path($0, stories: stories, context: context) }
-        let fingerprints = Mutex<[UInt64]>([UInt64](repeating: 0, count: outputs.count))
+        let pages = plan(stories: stories, context: context, now: now, keptGenerated: keptGenerated)
+        // The sitemaps, news sitemaps and robots.txt are built from every page of the site: on another thread while
+        // the pages render, rather than on one core before.
+        let generatedFiles = Mutex<[Output]>([])
+        let generating = DispatchGroup()
+        if keptGenerated == nil {
+            DispatchQueue.global().async(group: generating) {
+                let files = generatedOutputs(stories: stories, context: context, now: now)
+                generatedFiles.withLock { $0 = files }
+            }
+        }
+        let pagePaths = pages.map { path($0, stories: stories, context: context) }
+        let known = Mutex<[FileStamp?]>([FileStamp?](repeating: nil, count: pages.count))
+        let fingerprints = Mutex<[UInt64]>([UInt64](repeating: 0, count: pages.count))
         let failures = Mutex<[Diagnostic]>([])
         let done = Atomic<Int>(0)
         let rendered = Atomic<Int>(0)
+        /// Keeps the output as the cache says it is, or renders and stages it: its fingerprint, and the stamp of
+        /// the file when it was kept.
+        @Sendable func produce(_ output: Output, _ path: String, _ loaded: inout (index: Int, story: Story)?) throws
+            -> (fingerprint: UInt64, kept: FileStamp?) {
+            let fingerprint = self.fingerprint(output, stories: stories, context: context,
+                                               base: baseFingerprint, generatedInputs: generatedInputs, now: now)
+            if let entry = previous[path], entry.fingerprint == fingerprint, existing[path] == entry.stamp {
+                try writer.keep(path)
+                return (fingerprint, entry.stamp)
+            }
+            rendered.add(1, ordering: .relaxed)
+            let (file, bytes) = try render(output, stories: stories, context: context, now: now,
+                                           options: markdownOptions, loaded: &loaded)
+            try writer.stage(file, bytes)
+            return (fingerprint, nil)
+        }
+        @Sendable func record(_ error: any Error) {
+            failures.withLock {
+                switch error {
+                case let error as TemplateError:
+                    $0.append(Diagnostic(path: error.path, location: .init(line: error.line, column: error.column), message: error.message))
+                case let error as FileSystem.Failure:
+                    $0.append(Diagnostic(path: error.path, message: error.reason))
+                default:
+                    $0.append(Diagnostic(path: output, message: "\(error)"))
+                }
+            }
+        }
         let chunk = 32
-        DispatchQueue.concurrentPerform(iterations: (outputs.count + chunk - 1) / chunk) { block in
+        DispatchQueue.concurrentPerform(iterations: (pages.count + chunk - 1) / chunk) { block in
             var local: [(Int, UInt64)] = []
             var localStamps: [(Int, FileStamp)] = []
             var loaded: (index: Int, story: Story)?   // a story's pages in each language are planned together
@@ -116,33 +154,32 @@ public enum SiteBuilder {
                 fingerprints.withLock { for (index, value) in local { $0[index] = value } }
                 known.withLock { for (index, stamp) in localStamps { $0[index] = stamp } }
             }
-            for index in block * chunk..<min(outputs.count, (block + 1) * chunk) {
+            for index in block * chunk..<min(pages.count, (block + 1) * chunk) {
                 if !failures.withLock({ $0.isEmpty }) { return }
                 do {
-                    let fingerprint = self.fingerprint(outputs[index], stories: stories, context: context,
-                                                       base: baseFingerprint, generatedInputs: generatedInputs, now: now)
-                    local.append((index, fingerprint))
-                    if let entry = previous[paths[index]], entry.fingerprint == fingerprint, existing[paths[index]] == entry.stamp {
-                        localStamps.append((index, entry.stamp))
-                        try writer.keep(paths[index])
-                        continue
-                    }
-                    rendered.add(1, ordering: .relaxed)
-                    let (path, bytes) = try render(outputs[index], stories: stories, context: context, now: now,
-                                                   options: markdownOptions, loaded: &loaded)
-                    try writer.stage(path, bytes)
-                } catch let error as TemplateError {
-                    failures.withLock {
-                        $0.append(Diagnostic(path: error.path, location: .init(line: error.line, column: error.column), message: error.message))
-                    }
-                } catch let error as FileSystem.Failure {
-                    failures.withLock { $0.append(Diagnostic(path: error.path, message: error.reason)) }
+                    let result = try produce(pages[index], pagePaths[index], &loaded)
+                    local.append((index, result.fingerprint))
+                    if let kept = result.kept { localStamps.append((index, kept)) }
                 } catch {
-                    failures.withLock { $0.append(Diagnostic(path: output, message: "\(error)")) }
+                    record(error)
                 }
             }
-            let finished = done.add(min(chunk, outputs.count - block * chunk), ordering: .relaxed).newValue
-            progress?(finished, outputs.count)
+            let finished = done.add(min(chunk, pages.count - block * chunk), ordering: .relaxed).newValue
+            progress?(finished, pages.count)
+        }
+        generating.wait()
+        let generated = generatedFiles.withLock { $0 }
+        let outputs = pages + generated
+        let paths = pagePaths + generated.map { path($0, stories: stories, context: context) }
+        for index in pages.count..<outputs.count where failures.withLock({ $0.isEmpty }) {
+            var none: (index: Int, story: Story)?
+            do {
+                let result = try produce(outputs[index], paths[index], &none)
+                fingerprints.withLock { $0.append(result.fingerprint) }
+                known.withLock { $0.append(result.kept) }
+            } catch {
+                record(error)
+            }
         }
         let problems = failures.withLock { $0 }
         if !problems.isEmpty {
@@ -271,69 +308,96 @@ public enum SiteBuilder {
 
     /// `keptGenerated`: the paths of the generated files (sitemaps, robots.txt) when the last build's are still
     /// valid; nil to build their text.
+    /// Which stories each language lists, and in each category and language, the stories and the page count.
+    struct Listings {
+        var available: [String: [Int]] = [:]
+        var members: [String: [String: [Int]]] = [:]
+        var pageCounts: [String: [String: Int]] = [:]
+
+        init(stories: [Story], context: PageContext) {
+            let config = context.config
+            for language in config.languages {
+                let list = stories.indices.filter { context.pageLanguages[stories[$0].id]?.contains(language) == true }
+                available[language.code] = list
+                for category in config.categories {
+                    let inCategory = list.filter { stories[$0].categories.contains(category) }
+                    members[language.code, default: [:]][category.slug] = inCategory
+                    pageCounts[language.code, default: [:]][category.slug] = max(1, (inCategory.count + config.pageSize - 1) / config.pageSize)
+                }
+            }
+        }
+
+        func stories(_ language: Language, _ category: Category) -> [Int] { members[language.code]?[category.slug] ?? [] }
+        func pages(_ language: Language, _ category: Category) -> Int { pageCounts[language.code]?[category.slug] ?? 1 }
+        /// The languages in which a category has a page `page`.
+        func languages(_ category: Category, page: Int, in config: SiteConfig) -> [Language] {
+            config.languages.filter { pages($0, category) >= page }
+        }
+    }
+
+    /// Every output except the sitemaps, news sitemaps and robots.txt (`generatedOutputs`): those are listed
+    /// here only when they are kept as the last build left them (`keptGenerated`).
     static func plan(stories: [Story], context: PageContext, now: Timestamp, keptGenerated: [String]? = nil) -> [Output] {
         let config = context.config
-        let links = context.links
         var outputs: [Output] = []
         for (index, story) in stories.enumerated() {
             for language in context.pageLanguages[story.id] ?? [] { outputs.append(.story(index, language)) }
         }
-        // Which stories each language lists, and how many pages each category has in each language.
-        var available: [String: [Int]] = [:]
-        var members: [String: [String: [Int]]] = [:]
-        var pageCounts: [String: [String: Int]] = [:]
-        for language in config.languages {
-            let list = stories.indices.filter { context.pageLanguages[stories[$0].id]?.contains(language) == true }
-            available[language.code] = list
-            for category in config.categories {
-                let inCategory = list.filter { stories[$0].categories.contains(category) }
-                members[language.code, default: [:]][category.slug] = inCategory
-                pageCounts[language.code, default: [:]][category.slug] = max(1, (inCategory.count + config.pageSize - 1) / config.pageSize)
-            }
-        }
-        func newest(_ indices: ArraySlice<Int>) -> Timestamp? {
-            indices.map { stories[$0].lastModified }.max()
-        }
-        var sitemap: [SitemapEntry] = []
-        let buildSitemaps = keptGenerated == nil
+        let listings = Listings(stories: stories, context: context)
         for language in config.languages {
             outputs.append(.front(language))
             for format in FeedFormat.allCases { outputs.append(.feed(.front, language, format)) }
-            let list = available[language.code] ?? []
-            if buildSitemaps { sitemap.append(sitemapEntry(language, lastModified: newest(list.prefix(config.frontPageSize)),
-                                        languages: config.languages, context: context, url: links.front)) }
             for category in config.categories {
-                let inCategory = members[language.code]?[category.slug] ?? []
-                let pages = pageCounts[language.code]?[category.slug] ?? 1
+                let inCategory = listings.stories(language, category)
+                let pages = listings.pages(language, category)
                 for format in FeedFormat.allCases { outputs.append(.feed(.category(category), language, format)) }
                 for page in 1...pages {
                     let start = min((page - 1) * config.pageSize, inCategory.count)
                     let end = min(start + config.pageSize, inCategory.count)
-                    let alternates = config.languages.filter { (pageCounts[$0.code]?[category.slug] ?? 1) >= page }
-                    outputs.append(.category(category, language, page: page, pages: pages,
-                                             stories: inCategory[start..<end], alternates: alternates))
-                    // A later page changes whenever a story above it arrives or changes: count them all.
-                    if buildSitemaps {
-                        sitemap.append(sitemapEntry(language, lastModified: newest(inCategory[0..<end]), languages: alternates,
-                                                    context: context, url: { links.category(category, $0, page: page) }))
-                    }
+                    outputs.append(.category(category, language, page: page, pages: pages, stories: inCategory[start..<end],
+                                             alternates: listings.languages(category, page: page, in: config)))
                 }
             }
-            for index in list where buildSitemaps {
+        }
+        for path in keptGenerated ?? [] { outputs.append(.keptGenerated(path)) }
+        outputs.append(.root)
+        outputs.append(.notFound)
+        for file in context.edition.theme.staticFiles { outputs.append(.staticFile(file)) }
+        return outputs
+    }
+
+    /// The sitemaps, news sitemaps and robots.txt, with their text: every page of the site in every language.
+    static func generatedOutputs(stories: [Story], context: PageContext, now: Timestamp) -> [Output] {
+        let config = context.config
+        let links = context.links
+        let listings = Listings(stories: stories, context: context)
+        func newest(_ indices: ArraySlice<Int>) -> Timestamp? {
+            indices.map { stories[$0].lastModified }.max()
+        }
+        var sitemap: [SitemapEntry] = []
+        for language in config.languages {
+            let list = listings.available[language.code] ?? []
+            sitemap.append(sitemapEntry(language, lastModified: newest(list.prefix(config.frontPageSize)),
+                                        languages: config.languages, context: context, url: links.front))
+            for category in config.categories {
+                let inCategory = listings.stories(language, category)
+                for page in 1...listings.pages(language, category) {
+                    let end = min(page * config.pageSize, inCategory.count)
+                    // A later page changes whenever a story above it arrives or changes: count them all.
+                    sitemap.append(sitemapEntry(language, lastModified: newest(inCategory[0..<end]),
+                                                languages: listings.languages(category, page: page, in: config),
+                                                context: context, url: { links.category(category, $0, page: page) }))
+                }
+            }
+            for index in list {
                 let story = stories[index]
                 sitemap.append(sitemapEntry(language, lastModified: story.lastModified,
                                             languages: context.pageLanguages[story.id] ?? [language],
                                             context: context, url: { context.storyURL(story, $0) }))
             }
         }
-        if let keptGenerated {
-            for path in keptGenerated { outputs.append(.keptGenerated(path)) }
-        } else {
-            appendGenerated(to: &outputs, sitemap: sitemap, stories: stories, context: context, now: now)
-        }
-        outputs.append(.root)
-        outputs.append(.notFound)
-        for file in context.edition.theme.staticFiles { outputs.append(.staticFile(file)) }
+        var outputs: [Output] = []
+        appendGenerated(to: &outputs, sitemap: sitemap, stories: stories, context: context, now: now)
         return outputs
     }
 
