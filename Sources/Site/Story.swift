@@ -334,7 +334,11 @@ struct SourceLines {
         ranges.reserveCapacity(bytes.count / 40 + 8)
         var lineStart = start
         bytes.withUnsafeBufferPointer { buffer in
-            for index in start..<buffer.count where buffer[index] == 10 {
+            guard let base = buffer.baseAddress else { return }
+            // memchr finds each line feed (a story has about 100 lines of 140 bytes).
+            while lineStart < buffer.count,
+                  let found = memchr(base + lineStart, 10, buffer.count - lineStart) {
+                let index = UnsafeRawPointer(found) - UnsafeRawPointer(base)
                 let end = index > lineStart && buffer[index - 1] == 13 ? index - 1 : index
                 ranges.append(lineStart..<end)
                 lineStart = index + 1
