@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Templates
 import Testing
 
@@ -18,15 +19,9 @@ struct SpecCase: Sendable, CustomTestStringConvertible {
 }
 
 enum SpecFiles {
-    /// `<repo>/../shared/data/mustache-spec/`, found from this file's real location (symlinks resolved,
-    /// so that a private package that links to the test directory finds the same place).
+    /// `data/mustache-spec/` in the shared material (`Repository.shared`).
     static var directory: URL {
-        URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-            .deletingLastPathComponent()  // TemplatesTests
-            .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()  // the repository
-            .appendingPathComponent("../shared/data/mustache-spec", isDirectory: true)
-            .standardizedFileURL
+        Repository.shared.appendingPathComponent("data/mustache-spec", isDirectory: true)
     }
 
     static func cases(_ file: String) -> [SpecCase] {

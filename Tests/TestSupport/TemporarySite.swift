@@ -12,8 +12,33 @@ public enum Repository {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     }()
 
-    /// `../shared` next to the repository (CI provides it).
-    public static let shared: URL = root.deletingLastPathComponent().appendingPathComponent("shared")
+    /// The material shared with the project (the Mustache spec files, among others): `shared/` next to the
+    /// repository, where CI puts it. A clone made elsewhere (`git clone . /tmp/x`) finds the `shared/` next to
+    /// the repository it was cloned from, through its `origin`.
+    public static let shared: URL = {
+        let beside = root.deletingLastPathComponent().appendingPathComponent("shared")
+        if FileManager.default.fileExists(atPath: beside.path) { return beside }
+        if let origin = originPath() {
+            let besideOrigin = URL(fileURLWithPath: origin).standardizedFileURL.deletingLastPathComponent()
+                .appendingPathComponent("shared")
+            if FileManager.default.fileExists(atPath: besideOrigin.path) { return besideOrigin }
+        }
+        return beside
+    }()
+
+    /// The `url` of `[remote "origin"]` in `.git/config` when it is a local folder.
+    private static func originPath() -> String? {
+        guard let config = try? String(contentsOf: root.appendingPathComponent(".git/config"), encoding: .utf8) else { return nil }
+        var inOrigin = false
+        for line in config.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if line.hasPrefix("[") { inOrigin = line == "[remote \"origin\"]"; continue }
+            guard inOrigin, line.hasPrefix("url") else { continue }
+            let value = line.drop(while: { $0 != "=" }).dropFirst().trimmingCharacters(in: .whitespaces)
+            if value.hasPrefix("file://") { return String(value.dropFirst("file://".count)) }
+            return value.hasPrefix("/") ? value : nil
+        }
+        return nil
+    }
 
     /// The built `newsgen` executable (`NEWSGEN_BINARY` overrides).
     public static var newsgenBinary: URL {
