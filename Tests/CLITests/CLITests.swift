@@ -21,23 +21,7 @@ struct Run {
 /// French body, a draft and a future story.
 enum CLIFixture {
     static let files: [String: String] = [
-        "newsgen.yml": """
-        title: { en: CLI News, fr: Les Nouvelles CLI, zh-Hans: 命令行新闻 }
-        base_url: https://news.example.com/
-        timezone: Europe/Paris
-        languages:
-          - code: en
-            name: English
-          - code: fr
-            name: French
-          - code: zh-Hans
-            name: Mandarin
-        categories:
-          - name: World
-            title: { en: World, fr: Monde, zh-Hans: 国际 }
-          - name: Sports
-            title: { en: Sports, fr: Sport, zh-Hans: 体育 }
-        """,
+        "newsgen.yml": FixtureConfig.threeLanguages(title: "{ en: CLI News, fr: Les Nouvelles CLI, zh-Hans: 命令行新闻 }"),
         "content/world/quake.md": """
         ---
         category: World

@@ -2,24 +2,8 @@ import TestSupport
 
 /// A small site used by the end-to-end tests: three languages, two categories, four stories.
 enum BuildFixtures {
-    static let config = """
-    title: { en: Test News, fr: Les Nouvelles Test, zh-Hans: 测试新闻 }
-    base_url: https://news.example.com/
-    timezone: Europe/Paris
-    languages:
-      - code: en
-        name: English
-      - code: fr
-        name: French
-      - code: zh-Hans
-        name: Mandarin
-    categories:
-      - name: World
-        title: { en: World, fr: Monde, zh-Hans: 国际 }
-      - name: Sports
-        title: { en: Sports, fr: Sport, zh-Hans: 体育 }
-    page_size: 2
-    """
+    static let config = FixtureConfig.threeLanguages(title: "{ en: Test News, fr: Les Nouvelles Test, zh-Hans: 测试新闻 }",
+                                                     extra: "page_size: 2")
 
     static let quake = """
     ---
