@@ -93,8 +93,6 @@ public struct LocalizedText: Sendable, Hashable {
     /// Pairs already sorted by code, each code once (what `pairs` gave).
     init(sortedPairs: [(code: String, text: String)]) { pairs = sortedPairs }
 
-    /// Keyed by configured language code.
-    public var values: [String: String] { Dictionary(pairs.map { ($0.code, $0.text) }, uniquingKeysWith: { first, _ in first }) }
     public subscript(code code: String) -> String? { pairs.first { $0.code == code }?.text }
     public var isEmpty: Bool { pairs.isEmpty }
 
