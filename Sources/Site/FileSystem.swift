@@ -98,18 +98,6 @@ enum FileSystem {
         return path[..<slash]
     }
 
-    /// "a/b/c.html" → ["a/b", "a", ""]: the folders that hold a relative path, innermost first ("" is the root).
-    static func folders(holding path: String) -> [String] {
-        var result: [String] = []
-        var current = Substring(path).utf8
-        while let slash = current.lastIndex(of: UInt8(ascii: "/")) {
-            current = current[..<slash]
-            result.append(String(Substring(current)))
-        }
-        result.append("")
-        return result
-    }
-
     /// Without `stamps`, the entry type from `readdir` is trusted and `lstat` is only called when it is unknown.
     private static func walk(_ directory: String, includeHidden: Bool, stamps: Bool) -> [(path: String, stamp: FileStamp)] {
         var result: [(path: String, stamp: FileStamp)] = []
@@ -194,7 +182,11 @@ enum FileSystem {
 
     static func remove(_ path: String) { unlink(path) }
 
+    /// Removes a folder with everything in it, or a single file (a symbolic link is removed, never followed).
     static func removeTree(_ path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { unlink(path); return }
         for file in files(under: path, includeHidden: true) { unlink(path + "/" + file) }
         removeEmptyDirectories(path, keepRoot: false)
     }

@@ -124,9 +124,17 @@ final class OutputWriter: Sendable {
         let snapshot = state.withLock { $0 }
         if fresh {
             try FileSystem.createDirectories(directory)
+            var moved: [String] = []
             for entry in FileSystem.entries(of: staging) {
                 if FileSystem.exists(directory + "/" + entry) { FileSystem.removeTree(directory + "/" + entry) }
-                try FileSystem.rename(staging + "/" + entry, directory + "/" + entry)
+                do {
+                    try FileSystem.rename(staging + "/" + entry, directory + "/" + entry)
+                } catch {
+                    // The folder held no site: take out what was moved, so that it holds none rather than half.
+                    for name in moved { FileSystem.removeTree(directory + "/" + name) }
+                    throw error
+                }
+                moved.append(entry)
             }
         }
         var ready: Set<String> = []   // folders known to exist: checked or created once, not once per file

@@ -15,11 +15,11 @@ import Testing
         (try? FileSystem.readText(path))
     }
 
-    @Test func foldersHoldingAPath() {
-        #expect(FileSystem.folders(holding: "en/2026/11/29/quake/index.html")
-                == ["en/2026/11/29/quake", "en/2026/11/29", "en/2026/11", "en/2026", "en", ""])
-        #expect(FileSystem.folders(holding: "index.html") == [""])
-        #expect(FileSystem.folders(holding: "zh-hans/国际/index.html") == ["zh-hans/国际", "zh-hans", ""])
+    @Test func folderHoldingAPath() {
+        #expect(FileSystem.folder(holding: "en/2026/11/29/quake/index.html") == "en/2026/11/29/quake")
+        #expect(FileSystem.folder(holding: "en/2026/11/29/quake") == "en/2026/11/29")
+        #expect(FileSystem.folder(holding: "index.html") == "")
+        #expect(FileSystem.folder(holding: "zh-hans/国际/index.html") == "zh-hans/国际")
     }
 
     @Test func aNewFolderGetsTheWholeTreeAndNoStagingIsLeft() throws {
@@ -59,6 +59,22 @@ import Testing
         try writer.stage("en/index.html", Array("front".utf8))
         writer.abort()
         #expect(FileSystem.files(under: root, includeHidden: true).isEmpty)
+    }
+
+    @Test func removingATreeTakesAFileOrAFolderButNeverFollowsALink() throws {
+        let root = temporaryFolder()
+        defer { FileSystem.removeTree(root) }
+        try FileSystem.createDirectories(root + "/kept/inner")
+        try FileSystem.write(Array("keep".utf8), to: root + "/kept/inner/file.txt")
+        try FileSystem.createDirectories(root + "/gone/inner")
+        try FileSystem.write(Array("x".utf8), to: root + "/gone/inner/file.txt")
+        try FileSystem.write(Array("x".utf8), to: root + "/single.html")
+        #expect(symlink(root + "/kept", root + "/link") == 0)
+        FileSystem.removeTree(root + "/gone")
+        FileSystem.removeTree(root + "/single.html")
+        FileSystem.removeTree(root + "/link")
+        #expect(FileSystem.entries(of: root) == ["kept"])
+        #expect(text(root + "/kept/inner/file.txt") == "keep")
     }
 
     @Test func aFileWhereANewSiteNeedsAFolderIsAnErrorNotACrash() throws {
