@@ -109,6 +109,9 @@ enum BuildCommand {
         case .success(let value): now = value
         case .failure(let error): return report(error, console: console)
         }
+        // The output folder is looked at on another core while the site loads (it only reads).
+        let survey = writes ? OutputSurvey.start(site: parsed.options["--site"] ?? ".", output: parsed.options["--output"],
+                                                 clean: parsed.flags.contains("--clean")) : nil
         let edition: Edition
         do throws(SiteError) {
             let cache: Edition.CacheMode = !writes ? .read : parsed.flags.contains("--clean") ? .rebuild : .readWrite
@@ -136,7 +139,7 @@ enum BuildCommand {
         do throws(SiteError) {
             let report = try SiteBuilder.build(edition, options: BuildOptions(output: parsed.options["--output"], filter: filter,
                                                                                    clean: parsed.flags.contains("--clean")),
-                                               progress: progress)
+                                               survey: survey, progress: progress)
             if interactive { StandardConsole().progress("") }
             let seconds = monotonicSeconds() - started
             let time = seconds < 10 ? String(Int(seconds * 1000)) + " ms" : String(Int(seconds)) + " s"

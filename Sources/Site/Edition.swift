@@ -149,22 +149,28 @@ public struct Edition: Sendable {
             }
             results.withLock { $0 += local }
         }
-        let ordered = results.withLock { $0 }.sorted { $0.0 < $1.0 }
-        var stories: [Story] = []
+        // Stories are large values: they are put in place by index, never moved by a sort.
+        var found = [(story: Story?, problems: [Diagnostic], read: Bool, written: ArraySlice<UInt8>?)](
+            repeating: (nil, [], false, nil), count: listed.count)
+        for (index, story, problems, read, written) in results.withLock({ $0 }) {
+            found[index] = (story, problems, read, written)
+        }
         var anyRead = false
         var keep: [(file: String, stamp: FileStamp, story: Story, written: ArraySlice<UInt8>?)] = []
-        for (index, story, problems, read, written) in ordered {
-            diagnostics += problems
-            anyRead = anyRead || read
-            if let story {
-                stories.append(story)
-                keep.append((listed[index].path, listed[index].stamp, story, written))
+        keep.reserveCapacity(listed.count)
+        for index in found.indices {
+            diagnostics += found[index].problems
+            anyRead = anyRead || found[index].read
+            if let story = found[index].story {
+                keep.append((listed[index].path, listed[index].stamp, story, found[index].written))
             }
         }
         if cache == .rebuild || (cache == .readWrite && (anyRead || keep.count != cached.count)) {
             StoryCache.save(site: root, key: cacheKey, entries: keep)
         }
-        return stories.sorted(by: newestFirst)
+        let order = keep.indices.sorted { newestFirst(keep[$0].story, keep[$1].story) }
+        let r = order.map { keep[$0].story }
+        return r
     }
 
     /// True when a folder on the relative path starts with "." (`drafts/.old/x.md`); the file's own name may.

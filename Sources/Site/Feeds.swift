@@ -187,19 +187,38 @@ public enum FeedWriter {
 }
 
 extension PageContext {
-    /// Stories a feed in `language` carries: those written in that language (a page that falls back to
-    /// another language's body is not a story in this language), newest first, at most `feeds.items`.
-    func feedStories(_ scope: FeedScope, _ language: Language, from stories: [Story]) -> [Story] {
-        var chosen: [Story] = []
-        for story in stories where story.bodies[language.code] != nil {
-            if case .category(let category) = scope, !story.categories.contains(category) { continue }
-            chosen.append(story)
+    /// Stories a feed in `language` carries (by their place in `stories`): those written in that language (a
+    /// page that falls back to another language's body is not a story in this language), newest first, at most
+    /// `feeds.items`.
+    func feedStories(_ scope: FeedScope, _ language: Language) -> [Int] {
+        var categoryPlace: Int?
+        if case .category(let category) = scope {
+            guard let place = config.categories.firstIndex(where: { $0.slug == category.slug }) else { return [] }
+            categoryPlace = place
+        }
+        var chosen: [Int] = []
+        guard config.feeds.items > 0 else { return chosen }
+        for (index, story) in stories.enumerated() where story.bodies[language.code] != nil {
+            if let categoryPlace, !categoryPlaces[index].contains(categoryPlace) { continue }
+            chosen.append(index)
             if chosen.count == config.feeds.items { break }
         }
         return chosen
     }
 
-    func feed(_ scope: FeedScope, _ language: Language, stories: [Story], now: Timestamp,
+    /// The stories the front page in `language` lists (by their place in `stories`), newest first.
+    func frontStories(_ language: Language) -> [Int] {
+        guard let languagePlace = languagePlace(language) else { return [] }
+        var chosen: [Int] = []
+        guard config.frontPageSize > 0 else { return chosen }
+        for index in stories.indices where hasPage(at: index, languagePlace: languagePlace) {
+            chosen.append(index)
+            if chosen.count == config.frontPageSize { break }
+        }
+        return chosen
+    }
+
+    func feed(_ scope: FeedScope, _ language: Language, now: Timestamp,
               options: MarkdownOptions) throws(FileSystem.Failure) -> Feed {
         let siteTitle = config.title[code: language.code] ?? config.title[code: config.defaultLanguage.code] ?? ""
         let title: String, home: String
@@ -212,7 +231,7 @@ extension PageContext {
             home = links.category(category, language)
         }
         var entries: [FeedEntry] = []
-        for story in feedStories(scope, language, from: stories) {
+        for story in feedStories(scope, language).map({ stories[$0] }) {
             entries.append(try feedEntries.entry(story.id, language) { () throws(FileSystem.Failure) in
                 feedEntry(try edition.withBodies(story), language, options: options)
             })

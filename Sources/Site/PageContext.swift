@@ -9,14 +9,23 @@ struct PageContext: Sendable {
     let edition: Edition
     let links: Permalinks
     let clock: ReaderClock
-    /// Languages in which each story has a page, by story id.
-    let pageLanguages: [String: [Language]]
+    /// The build's stories, newest first: the planner refers to them by their place in this list.
+    let stories: [Story]
+    /// For each story (by its place in `stories`): the languages it has a page in, one bit per language of the
+    /// config (bit `i` for `config.languages[i]`).
+    private let pageLanguageBits: [UInt64]
+    /// For each story: the places of its categories in `config.categories`, main category first.
+    let categoryPlaces: [[Int]]
+    /// For each story: a hash of its source path and of its file's bytes, which cover everything about it: what
+    /// the fingerprint of an output that shows the story takes from it.
+    let storyKeys: [UInt64]
+    /// Where each story is in `stories`, by id (for callers that have a story rather than its place).
+    private let placeByID: [String: Int]
     /// `languageNames[page][other]`: the name of language `other` written in language `page`.
     let languageNames: [String: [String: String]]
-    /// `links.story` of every story in every configured language (in config order), by story id: the sitemap
-    /// and the planner ask for each several times.
-    private let storyURLs: [String: [String]]
-    private let languageIndex: [String: Int]
+    /// `links.story` of every story in every configured language (in config order), by place in `stories`: the
+    /// sitemap and the planner ask for each several times.
+    private let storyURLs: [[String]]
     /// Each story's feed entry in each language, made once per build (see `FeedEntries`).
     let feedEntries = FeedEntries()
     /// Dates as readers see them, formatted once per build: a story's date shows on its page and on every list
@@ -38,8 +47,38 @@ struct PageContext: Sendable {
 
     /// `links.story(story, language)`, computed once per build.
     func storyURL(_ story: Story, _ language: Language) -> String {
-        if let urls = storyURLs[story.id], let index = languageIndex[language.code], index < urls.count { return urls[index] }
+        if let place = placeByID[story.id], stories[place].sourcePath == story.sourcePath {
+            return storyURL(at: place, language)
+        }
         return links.story(story, language)
+    }
+
+    /// `links.story` of the story at `place` in `stories`.
+    func storyURL(at place: Int, _ language: Language) -> String {
+        if let index = languagePlace(language) { return storyURLs[place][index] }
+        return links.story(stories[place], language)
+    }
+
+    /// The place of `language` in `config.languages`.
+    func languagePlace(_ language: Language) -> Int? {
+        config.languages.firstIndex { $0.code == language.code }
+    }
+
+    /// The languages in which the story at `place` has a page, in config order.
+    func pageLanguages(at place: Int) -> [Language] {
+        let bits = pageLanguageBits[place]
+        return config.languages.indices.filter { bits & (1 << UInt64($0)) != 0 }.map { config.languages[$0] }
+    }
+
+    /// The same for a story (nil when it is not one of the build's stories).
+    func pageLanguages(_ story: Story) -> [Language]? {
+        guard let place = placeByID[story.id], stories[place].sourcePath == story.sourcePath else { return nil }
+        return pageLanguages(at: place)
+    }
+
+    /// Whether the story at `place` has a page in the language at `languagePlace` in `config.languages`.
+    func hasPage(at place: Int, languagePlace: Int) -> Bool {
+        pageLanguageBits[place] & (1 << UInt64(languagePlace)) != 0
     }
 
     var config: SiteConfig { edition.config }
@@ -48,19 +87,46 @@ struct PageContext: Sendable {
         self.edition = edition
         self.links = links
         self.clock = clock
-        var pageLanguages: [String: [Language]] = [:]
-        var storyURLs: [String: [String]] = [:]
-        for story in stories {
-            pageLanguages[story.id] = edition.config.languages.filter {
-                story.bodies[$0.code] != nil || edition.config.missingLanguage == .fallback
+        self.stories = stories
+        let config = edition.config
+        precondition(config.languages.count <= 64, "more languages than a page-language set holds")
+        var pageLanguageBits: [UInt64] = []
+        var categoryPlaces: [[Int]] = []
+        var storyKeys: [UInt64] = []
+        var storyURLs: [[String]] = []
+        var placeByID: [String: Int] = [:]
+        pageLanguageBits.reserveCapacity(stories.count)
+        categoryPlaces.reserveCapacity(stories.count)
+        storyKeys.reserveCapacity(stories.count)
+        storyURLs.reserveCapacity(stories.count)
+        placeByID.reserveCapacity(stories.count)
+        for (place, story) in stories.enumerated() {
+            var bits: UInt64 = 0
+            for (index, language) in config.languages.enumerated()
+            where config.missingLanguage == .fallback || story.bodies[language.code] != nil {
+                bits |= 1 << UInt64(index)
             }
-            storyURLs[story.id] = links.story(story, in: edition.config.languages)
+            pageLanguageBits.append(bits)
+            var places: [Int] = []
+            for category in story.categories {
+                if let index = config.categories.firstIndex(where: { $0.slug == category.slug }), !places.contains(index) {
+                    places.append(index)
+                }
+            }
+            categoryPlaces.append(places)
+            var key = Digest()
+            key.add(story.sourcePath)
+            key.add(story.contentHash)
+            if story.contentHash == 0 { key.add(UInt64.random(in: 0...UInt64.max)) }   // unknown: always render
+            storyKeys.append(key.value)
+            storyURLs.append(links.story(story, in: config.languages))
+            placeByID[story.id] = place
         }
-        self.pageLanguages = pageLanguages
+        self.pageLanguageBits = pageLanguageBits
+        self.categoryPlaces = categoryPlaces
+        self.storyKeys = storyKeys
         self.storyURLs = storyURLs
-        var languageIndex: [String: Int] = [:]
-        for (index, language) in edition.config.languages.enumerated() { languageIndex[language.code] = index }
-        self.languageIndex = languageIndex
+        self.placeByID = placeByID
         var names: [String: [String: String]] = [:]
         for page in edition.config.languages {
             let locale = Locale(identifier: page.code)
@@ -209,7 +275,7 @@ struct PageContext: Sendable {
     }
 
     func storyPage(_ story: Story, _ language: Language, options: MarkdownOptions) -> TemplateValue {
-        let languages = pageLanguages[story.id] ?? [language]
+        let languages = pageLanguages(story) ?? [language]
         let bodyLanguage: Language
         if story.bodies[language.code] != nil {
             bodyLanguage = language

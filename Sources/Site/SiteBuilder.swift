@@ -50,10 +50,17 @@ public enum SiteBuilder {
     }
 
     public static func outputDirectory(for edition: Edition, requested: String?) -> String {
-        requested.map(FileSystem.absolute) ?? edition.directory + "/site"
+        outputDirectory(site: edition.directory, requested: requested)
     }
 
-    public static func build(_ edition: Edition, options: BuildOptions,
+    /// `site`: the absolute site folder.
+    static func outputDirectory(site: String, requested: String?) -> String {
+        requested.map(FileSystem.absolute) ?? site + "/site"
+    }
+
+    /// `survey`: the output folder as looked at while the site was loading (`OutputSurvey.start`, with the same
+    /// output and `--clean`); without it, or when it was made for another folder, it is looked at here.
+    public static func build(_ edition: Edition, options: BuildOptions, survey: OutputSurvey? = nil,
                              progress: (@Sendable (Int, Int) -> Void)? = nil) throws(SiteError) -> BuildReport {
         let output = outputDirectory(for: edition, requested: options.output)
         if let problem = unsafeOutputProblem(output, edition: edition) {
@@ -74,9 +81,10 @@ public enum SiteBuilder {
             throw SiteError([Diagnostic(path: error.path, message: "cannot write the output: \(error.reason)")])
         }
         // The build cache: an output whose fingerprint and file are as the last build left them is kept as it is.
-        let cached = options.clean ? OutputCache.Contents() : OutputCache.load(site: edition.directory, output: output)
+        let survey = survey.flatMap { $0.site == edition.directory && $0.output == output && $0.clean == options.clean ? $0 : nil }
+            ?? OutputSurvey(site: edition.directory, output: output, clean: options.clean)
+        let (cached, listed, folderStamps) = { let found = survey.findings(); return (found.cached, found.listed, found.folderStamps) }()
         let previous = cached.entries
-        let (listed, folderStamps) = listOutput(output, cached: cached)
         let existing: [String: FileStamp] = {
             var result: [String: FileStamp] = [:]
             result.reserveCapacity(listed.count)
@@ -316,13 +324,16 @@ public enum SiteBuilder {
 
         init(stories: [Story], context: PageContext) {
             let config = context.config
-            for language in config.languages {
-                let list = stories.indices.filter { context.pageLanguages[stories[$0].id]?.contains(language) == true }
+            for (languagePlace, language) in config.languages.enumerated() {
+                let list = stories.indices.filter { context.hasPage(at: $0, languagePlace: languagePlace) }
                 available[language.code] = list
-                for category in config.categories {
-                    let inCategory = list.filter { stories[$0].categories.contains(category) }
-                    members[language.code, default: [:]][category.slug] = inCategory
-                    pageCounts[language.code, default: [:]][category.slug] = max(1, (inCategory.count + config.pageSize - 1) / config.pageSize)
+                var byCategory = [[Int]](repeating: [], count: config.categories.count)
+                for index in list {
+                    for category in context.categoryPlaces[index] { byCategory[category].append(index) }
+                }
+                for (place, category) in config.categories.enumerated() {
+                    members[language.code, default: [:]][category.slug] = byCategory[place]
+                    pageCounts[language.code, default: [:]][category.slug] = max(1, (byCategory[place].count + config.pageSize - 1) / config.pageSize)
                 }
             }
         }
@@ -340,8 +351,8 @@ public enum SiteBuilder {
     static func plan(stories: [Story], context: PageContext, now: Timestamp, keptGenerated: [String]? = nil) -> [Output] {
         let config = context.config
         var outputs: [Output] = []
-        for (index, story) in stories.enumerated() {
-            for language in context.pageLanguages[story.id] ?? [] { outputs.append(.story(index, language)) }
+        for index in stories.indices {
+            for language in context.pageLanguages(at: index) { outputs.append(.story(index, language)) }
         }
         let listings = Listings(stories: stories, context: context)
         for language in config.languages {
@@ -390,10 +401,9 @@ public enum SiteBuilder {
                 }
             }
             for index in list {
-                let story = stories[index]
-                sitemap.append(sitemapEntry(language, lastModified: story.lastModified,
-                                            languages: context.pageLanguages[story.id] ?? [language],
-                                            context: context, url: { context.storyURL(story, $0) }))
+                sitemap.append(sitemapEntry(language, lastModified: stories[index].lastModified,
+                                            languages: context.pageLanguages(at: index),
+                                            context: context, url: { context.storyURL(at: index, $0) }))
             }
         }
         var outputs: [Output] = []
@@ -407,10 +417,10 @@ public enum SiteBuilder {
         let config = context.config
         let links = context.links
         var news: [NewsSitemapEntry] = []
-        for story in stories where NewsSitemap.isRecent(story.published, now: now) {
+        for (index, story) in stories.enumerated() where NewsSitemap.isRecent(story.published, now: now) {
             // Only pages written in their language: a fallback page is not news in that language.
-            for language in context.pageLanguages[story.id] ?? [] where story.bodies[language.code] != nil {
-                news.append(NewsSitemapEntry(loc: links.absolute(context.storyURL(story, language)),
+            for language in context.pageLanguages(at: index) where story.bodies[language.code] != nil {
+                news.append(NewsSitemapEntry(loc: links.absolute(context.storyURL(at: index, language)),
                                              publicationName: config.publisherName(language),
                                              language: language.newsLanguage, published: story.published,
                                              title: context.localized(story.titles, language)?.0 ?? story.id))
@@ -453,7 +463,7 @@ public enum SiteBuilder {
     static func path(_ output: Output, stories: [Story], context: PageContext) -> String {
         let links = context.links
         switch output {
-        case .story(let index, let language): return Permalinks.file(for: context.storyURL(stories[index], language))
+        case .story(let index, let language): return Permalinks.file(for: context.storyURL(at: index, language))
         case .front(let language): return Permalinks.file(for: links.front(language))
         case .category(let category, let language, let page, _, _, _):
             return Permalinks.file(for: links.category(category, language, page: page))
@@ -478,21 +488,16 @@ public enum SiteBuilder {
         }
         var digest = Digest()
         digest.add(base)
-        func add(_ story: Story) {
-            digest.add(story.sourcePath)
-            digest.add(story.contentHash)
-            if story.contentHash == 0 { digest.add(UInt64.random(in: 0...UInt64.max)) }   // unknown: always render
-        }
+        func add(_ index: Int) { digest.add(context.storyKeys[index]) }
         switch output {
         case .story(let index, let language):
             digest.add("story")
             digest.add(language.code)
-            add(stories[index])
+            add(index)
         case .front(let language):
             digest.add("front")
             digest.add(language.code)
-            for story in stories.lazy.filter({ context.pageLanguages[$0.id]?.contains(language) == true })
-                .prefix(context.config.frontPageSize) { add(story) }
+            for index in context.frontStories(language) { add(index) }
         case .category(let category, let language, let page, let pages, let members, let alternates):
             digest.add("category")
             digest.add(category.slug)
@@ -501,7 +506,7 @@ public enum SiteBuilder {
             digest.add(pages)
             for other in alternates { digest.add(other.code) }
             digest.add(members.count)
-            for index in members { add(stories[index]) }
+            for index in members { add(index) }
         case .feed(let scope, let language, let format):
             digest.add("feed")
             switch scope {
@@ -510,9 +515,9 @@ public enum SiteBuilder {
             }
             digest.add(language.code)
             digest.add(format.rawValue)
-            let chosen = context.feedStories(scope, language, from: stories)
+            let chosen = context.feedStories(scope, language)
             digest.add(chosen.count)
-            for story in chosen { add(story) }
+            for index in chosen { add(index) }
             if chosen.isEmpty {   // the date of an empty feed: the newest change, or "now"
                 let date = stories.map(\.lastModified).max() ?? now
                 digest.add(date.secondsSinceEpoch)
@@ -559,8 +564,7 @@ public enum SiteBuilder {
             let html = try templates.renderBytes("story", context.storyPage(story, language, options: options))
             return (Permalinks.file(for: context.storyURL(story, language)), html)
         case .front(let language):
-            let cards = stories.lazy.filter { context.pageLanguages[$0.id]?.contains(language) == true }
-                .prefix(config.frontPageSize).map { context.card($0, language) }
+            let cards = context.frontStories(language).map { context.card(stories[$0], language) }
             let title = config.title[code: language.code] ?? config.title[code: config.defaultLanguage.code] ?? ""
             let value = context.listPage(kind: "front", title: title,
                                          description: config.description[code: language.code] ?? "",
@@ -577,7 +581,7 @@ public enum SiteBuilder {
                 alternateLanguages: alternates)
             return (Permalinks.file(for: relative), try templates.renderBytes("category", value))
         case .feed(let scope, let language, let format):
-            let feed = try context.feed(scope, language, stories: stories, now: now, options: options)
+            let feed = try context.feed(scope, language, now: now, options: options)
             return (links.feed(scope, language, format), Array(FeedWriter.write(feed, as: format).utf8))
         case .generated(let file):
             return (file.path, Array(file.text.utf8))

@@ -48,37 +48,153 @@ public struct PushRequest: Sendable, Hashable {
 }
 
 /// A story as the editor wrote it, validated against the site config.
+///
+/// A value, but copied in one step: its fields live in one shared box, copied only when a copy that shares it is
+/// changed (a build hands its 10,000 stories around many times, and a field-by-field copy cost 20 reference counts).
 public struct Story: Sendable, Hashable {
+    /// The fields, as one value.
+    struct Fields: Sendable, Hashable {
+        var id: String
+        var slug: String
+        var sourcePath: String
+        var categories: [Category]
+        var published: Timestamp
+        var updated: Timestamp?
+        var breaking: Bool
+        var draft: Bool
+        var authors: [String]
+        var image: String?
+        var titles: LocalizedText
+        var summaries: LocalizedText
+        var corrections: LocalizedText
+        var push: PushRequest
+        var bodies: [String: StoryBody]
+    }
+
+    private final class Box: @unchecked Sendable {   // never changed while shared (see `fields`)
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    /// The fields for writing: the box is copied first when another story shares it.
+    private var fields: Fields {
+        get { box.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            yield &box.fields
+        }
+    }
+
+    public static func == (a: Story, b: Story) -> Bool {
+        a.contentHash == b.contentHash && a.metadataHash == b.metadataHash && a.bodiesLoaded == b.bodiesLoaded
+            && (a.box === b.box || a.box.fields == b.box.fields)
+    }
+    public func hash(into hasher: inout Hasher) {
+        box.fields.hash(into: &hasher)
+        hasher.combine(contentHash)
+        hasher.combine(metadataHash)
+        hasher.combine(bodiesLoaded)
+    }
+
     /// Stable key across languages and edits (front matter `id`, else the slug).
-    public var id: String
+    public var id: String {
+        get { box.fields.id }
+        set { fields.id = newValue }
+        _modify { yield &fields.id }
+    }
     /// URL segment: the file name without `.md` and without a leading `YYYY-MM-DD-`.
-    public var slug: String
+    public var slug: String {
+        get { box.fields.slug }
+        set { fields.slug = newValue }
+        _modify { yield &fields.slug }
+    }
     /// Path of the source file relative to the site root.
-    public var sourcePath: String
+    public var sourcePath: String {
+        get { box.fields.sourcePath }
+        set { fields.sourcePath = newValue }
+        _modify { yield &fields.sourcePath }
+    }
     /// At least one; the first is the story's main category.
-    public var categories: [Category]
-    public var published: Timestamp
-    public var updated: Timestamp?
-    public var breaking: Bool
-    public var draft: Bool
-    public var authors: [String]
-    public var image: String?
-    public var titles: LocalizedText
-    public var summaries: LocalizedText
+    public var categories: [Category] {
+        get { box.fields.categories }
+        set { fields.categories = newValue }
+        _modify { yield &fields.categories }
+    }
+    public var published: Timestamp {
+        get { box.fields.published }
+        set { fields.published = newValue }
+        _modify { yield &fields.published }
+    }
+    public var updated: Timestamp? {
+        get { box.fields.updated }
+        set { fields.updated = newValue }
+        _modify { yield &fields.updated }
+    }
+    public var breaking: Bool {
+        get { box.fields.breaking }
+        set { fields.breaking = newValue }
+        _modify { yield &fields.breaking }
+    }
+    public var draft: Bool {
+        get { box.fields.draft }
+        set { fields.draft = newValue }
+        _modify { yield &fields.draft }
+    }
+    public var authors: [String] {
+        get { box.fields.authors }
+        set { fields.authors = newValue }
+        _modify { yield &fields.authors }
+    }
+    public var image: String? {
+        get { box.fields.image }
+        set { fields.image = newValue }
+        _modify { yield &fields.image }
+    }
+    public var titles: LocalizedText {
+        get { box.fields.titles }
+        set { fields.titles = newValue }
+        _modify { yield &fields.titles }
+    }
+    public var summaries: LocalizedText {
+        get { box.fields.summaries }
+        set { fields.summaries = newValue }
+        _modify { yield &fields.summaries }
+    }
     /// A correction note per language, shown on the story when present.
-    public var corrections: LocalizedText
-    public var push: PushRequest
+    public var corrections: LocalizedText {
+        get { box.fields.corrections }
+        set { fields.corrections = newValue }
+        _modify { yield &fields.corrections }
+    }
+    public var push: PushRequest {
+        get { box.fields.push }
+        set { fields.push = newValue }
+        _modify { yield &fields.push }
+    }
     /// Bodies by language code. Always has at least one body.
     /// When `bodiesLoaded` is false (every story an `Edition` loads) the keys say which languages have a body
     /// but the Markdown is empty: `Edition.withBodies` reads it when a page that shows it is rendered.
-    public var bodies: [String: StoryBody]
+    public var bodies: [String: StoryBody] {
+        get { box.fields.bodies }
+        set { fields.bodies = newValue }
+        _modify { yield &fields.bodies }
+    }
     /// A hash of the source file's bytes (0 when the story was not loaded from a file).
     public var contentHash: UInt64 = 0
     /// A hash of everything but the bodies' text and where they are in the file (0 when the story was not
     /// loaded from a file): what the sitemaps are made from. See `StoryCache.metadataHash`.
     public var metadataHash: UInt64 = 0
     /// False when `bodies` hold no Markdown yet (see `bodies`).
-    public var bodiesLoaded = true
+    public var bodiesLoaded: Bool = true
+
+    public init(id: String, slug: String, sourcePath: String, categories: [Category], published: Timestamp, updated: Timestamp?, breaking: Bool, draft: Bool, authors: [String], image: String?, titles: LocalizedText, summaries: LocalizedText, corrections: LocalizedText, push: PushRequest, bodies: [String: StoryBody], contentHash: UInt64 = 0, metadataHash: UInt64 = 0, bodiesLoaded: Bool = true) {
+        box = Box(Fields(id: id, slug: slug, sourcePath: sourcePath, categories: categories, published: published, updated: updated, breaking: breaking, draft: draft, authors: authors, image: image, titles: titles, summaries: summaries, corrections: corrections, push: push, bodies: bodies))
+        self.contentHash = contentHash
+        self.metadataHash = metadataHash
+        self.bodiesLoaded = bodiesLoaded
+    }
 
     /// The last time the story changed: `updated`, else `published`.
     public var lastModified: Timestamp { updated ?? published }
