@@ -16,6 +16,9 @@
 // (Relies on cmark >= 0.29, where safe mode is the default; Debian 12 has 0.30.2.)
 
 internal import CCmark
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How story bodies are rendered.
 public struct MarkdownOptions: Sendable, Hashable {
@@ -50,11 +53,18 @@ public struct MarkdownHeading: Sendable, Hashable {
 
 /// The HTML of a story body and its headings (for a table of contents or `#fragment` links).
 public struct RenderedMarkdown: Sendable, Hashable {
-    public var html: String
+    /// The HTML as UTF-8, as cmark wrote it (valid UTF-8 whenever the source was).
+    public var utf8: [UInt8]
     public var headings: [MarkdownHeading]
 
+    public var html: String { String(decoding: utf8, as: UTF8.self) }
+
     public init(html: String, headings: [MarkdownHeading]) {
-        self.html = html
+        self.init(utf8: Array(html.utf8), headings: headings)
+    }
+
+    public init(utf8: [UInt8], headings: [MarkdownHeading]) {
+        self.utf8 = utf8
         self.headings = headings
     }
 }
@@ -77,7 +87,7 @@ public enum Markdown {
     private static func render(document: OpaquePointer?, options: MarkdownOptions) -> RenderedMarkdown {
         let renderOptions = options.allowRawHTML ? CMARK_OPT_UNSAFE : CMARK_OPT_DEFAULT
         guard let document else {
-            return RenderedMarkdown(html: "", headings: [])
+            return RenderedMarkdown(utf8: [], headings: [])
         }
         defer { cmark_node_free(document) }
 
@@ -99,8 +109,7 @@ public enum Markdown {
             }
         }
 
-        let html = renderHTML(document, options: renderOptions)
-        return RenderedMarkdown(html: html, headings: headings)
+        return RenderedMarkdown(utf8: renderHTML(document, options: renderOptions), headings: headings)
     }
 
     /// The text content without markup, whitespace runs collapsed to one space, trimmed (for meta descriptions
@@ -193,14 +202,16 @@ extension Markdown {
         return document
     }
 
-    /// Renders `node` (and what is below it) and frees cmark's string.
-    static func renderHTML(_ node: OpaquePointer, options: Int32) -> String {
+    /// Renders `node` (and what is below it) as UTF-8 bytes and frees cmark's string. (The bytes are copied as
+    /// they are: making a String of them would check the UTF-8 of every story body once more.)
+    static func renderHTML(_ node: OpaquePointer, options: Int32) -> [UInt8] {
         guard let rendered = cmark_render_html(node, options) else {
             cmarkFailed("cmark_render_html")
-            return ""
+            return []
         }
         defer { freeCmarkString(rendered) }
-        return String(cString: rendered)
+        let length = strlen(rendered)
+        return rendered.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
     }
 
     /// cmark's rendered strings come from its allocator: give them back to the same allocator.

@@ -201,11 +201,21 @@ struct PageContext: Sendable {
         if let value = dateValues.values.withLock({ $0[key] }) { return value }
         let value = TemplateValue.object([
             "display": .string(clock.dateTime(timestamp, in: language)),
-            "day": .string(clock.day(timestamp, in: language)),
+            "day": .string(day(timestamp, language)),
             "iso": .string(clock.machineReadable(timestamp)),
         ])
         dateValues.values.withLock { $0[key] = value }
         return value
+    }
+
+    /// `clock.day`, formatted once per calendar day and language (stories of one day share it).
+    func day(_ timestamp: Timestamp, _ language: Language) -> String {
+        let (year, month, day) = clock.localDate(timestamp)
+        let key = DateValues.DayKey(year: year, month: month, day: day, language: language.code)
+        if let text = dateValues.days.withLock({ $0[key] }) { return text }
+        let text = clock.day(timestamp, in: language)
+        dateValues.days.withLock { $0[key] = text }
+        return text
     }
 
     /// Text in the page language if the story has it, otherwise the default language's, with the
@@ -293,7 +303,7 @@ struct PageContext: Sendable {
         var storyValue: [String: TemplateValue] = [
             "id": .string(story.id),
             "title": .string(title),
-            "body": .string(rendered.html),
+            "body": .utf8(rendered.utf8),
             "published": time(story.published, language),
             "breaking": .bool(story.breaking),
             "authors": .list(story.authors.map { .string($0) }),
@@ -382,4 +392,13 @@ final class DateValues: Sendable {
     }
 
     let values = Mutex<[Key: TemplateValue]>([:])
+
+    struct DayKey: Hashable, Sendable {
+        var year: Int
+        var month: Int
+        var day: Int
+        var language: String
+    }
+
+    let days = Mutex<[DayKey: String]>([:])
 }

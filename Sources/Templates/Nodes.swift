@@ -17,29 +17,33 @@ enum NamePath: Sendable, Hashable {
 /// partial can prefix each line without scanning the text again.
 struct TextChunk: Sendable {
     struct Line: Sendable {
-        let text: String
+        /// The line as UTF-8, its line end included.
+        let bytes: [UInt8]
         /// "\n" or "\r\n" alone: indentation is not added to empty lines.
         let isBlank: Bool
         let endsWithNewline: Bool
     }
 
-    let string: String
+    /// The text as UTF-8, as the renderer writes it (copied whole, where appending a String's view goes a byte
+    /// at a time).
+    let bytes: [UInt8]
     let lines: [Line]
     let endsWithNewline: Bool
 
     init(_ string: String) {
-        self.string = string
+        bytes = Array(string.utf8)
         var lines: [Line] = []
         var current = ""
         for scalar in string.unicodeScalars {
             current.unicodeScalars.append(scalar)
             if scalar == "\n" {
-                lines.append(Line(text: current, isBlank: current == "\n" || current == "\r\n", endsWithNewline: true))
+                lines.append(Line(bytes: Array(current.utf8), isBlank: current == "\n" || current == "\r\n",
+                                  endsWithNewline: true))
                 current = ""
             }
         }
         if !current.isEmpty {
-            lines.append(Line(text: current, isBlank: false, endsWithNewline: false))
+            lines.append(Line(bytes: Array(current.utf8), isBlank: false, endsWithNewline: false))
         }
         self.lines = lines
         self.endsWithNewline = string.utf8.last == UInt8(ascii: "\n")

@@ -83,6 +83,7 @@ struct Renderer {
                 guard let value = resolve(path) else { continue }
                 switch value {
                 case .string(let string): write(string, escaped: escaped)
+                case .utf8(let bytes): bytes.withUnsafeBufferPointer { write($0, escaped: escaped) }
                 case .null: break
                 default: write(value.interpolatedText, escaped: escaped)
                 }
@@ -163,11 +164,11 @@ struct Renderer {
 
     private mutating func write(_ chunk: TextChunk) {
         if indent.isEmpty {
-            output.append(contentsOf: chunk.string.utf8)
+            output.append(contentsOf: chunk.bytes)
         } else {
             for line in chunk.lines {
                 if atLineStart && !line.isBlank { output.append(contentsOf: indent.utf8) }
-                output.append(contentsOf: line.text.utf8)
+                output.append(contentsOf: line.bytes)
                 atLineStart = line.endsWithNewline
             }
         }
@@ -175,6 +176,11 @@ struct Renderer {
     }
 
     private mutating func write(_ value: String, escaped: Bool) {
+        var value = value
+        value.withUTF8 { write($0, escaped: escaped) }
+    }
+
+    private mutating func write(_ value: UnsafeBufferPointer<UInt8>, escaped: Bool) {
         guard !value.isEmpty else { return }
         if atLineStart {
             if !indent.isEmpty { output.append(contentsOf: indent.utf8) }
@@ -183,31 +189,27 @@ struct Renderer {
         if escaped {
             appendEscaped(value)
         } else {
-            output.append(contentsOf: value.utf8)
+            output.append(contentsOf: value)
         }
     }
 
     /// HTML-escapes `&`, `<`, `>`, `"` and `'`, copying the runs between them unchanged.
-    private mutating func appendEscaped(_ value: String) {
-        var value = value
-        value.makeContiguousUTF8()
-        value.utf8.withContiguousStorageIfAvailable { source in
-            var runStart = 0
-            for index in 0..<source.count {
-                let replacement: StaticString
-                switch source[index] {
-                case UInt8(ascii: "&"): replacement = "&amp;"
-                case UInt8(ascii: "<"): replacement = "&lt;"
-                case UInt8(ascii: ">"): replacement = "&gt;"
-                case UInt8(ascii: "\""): replacement = "&quot;"
-                case UInt8(ascii: "'"): replacement = "&#39;"
-                default: continue
-                }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<index]))
-                output.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
-                runStart = index + 1
+    private mutating func appendEscaped(_ source: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for index in 0..<source.count {
+            let replacement: StaticString
+            switch source[index] {
+            case UInt8(ascii: "&"): replacement = "&amp;"
+            case UInt8(ascii: "<"): replacement = "&lt;"
+            case UInt8(ascii: ">"): replacement = "&gt;"
+            case UInt8(ascii: "\""): replacement = "&quot;"
+            case UInt8(ascii: "'"): replacement = "&#39;"
+            default: continue
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart...]))
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<index]))
+            output.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
+            runStart = index + 1
         }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart...]))
     }
 }

@@ -9,6 +9,9 @@ public indirect enum TemplateValue: Sendable, Hashable {
     /// Interpolates like the spec expects: 85 → "85", 1.21 → "1.21", 1.0 → "1".
     case number(Double)
     case string(String)
+    /// Text given as UTF-8 bytes (what a C library hands over, such as rendered Markdown): the same as `string`
+    /// for templates, without making a String of it. The bytes must be valid UTF-8.
+    case utf8([UInt8])
     case list([TemplateValue])
     case object([String: TemplateValue])
 }
@@ -21,6 +24,7 @@ extension TemplateValue {
         case .bool(let flag): return flag
         case .number: return true
         case .string(let text): return !text.isEmpty
+        case .utf8(let bytes): return !bytes.isEmpty
         case .list(let items): return !items.isEmpty
         case .object: return true
         }
@@ -34,6 +38,7 @@ extension TemplateValue {
         case .bool(let flag): return flag ? "true" : "false"
         case .number(let number): return Self.format(number)
         case .string(let text): return text
+        case .utf8(let bytes): return String(decoding: bytes, as: UTF8.self)
         case .list(let items): return items.map(\.interpolatedText).joined(separator: ",")
         case .object: return ""
         }

@@ -132,6 +132,21 @@ struct RenderingTests {
         #expect(try render("{{.}}", "naïve 👍🏽 <ok>") == "naïve 👍🏽 &lt;ok&gt;")
     }
 
+    /// Text handed over as UTF-8 bytes (rendered Markdown) renders exactly as the same text as a String: escaped,
+    /// raw, indented by a standalone partial, truthy only when not empty, and in lists.
+    @Test func utf8TextRendersLikeAString() throws {
+        let text = "naïve 地震 <b>\"x\"</b> & it's\nline two"
+        let template = "{{t}}|{{{t}}}|{{&t}}|{{#t}}yes{{/t}}{{^t}}no{{/t}}|{{#e}}yes{{/e}}{{^e}}no{{/e}}|{{l}}\n  {{>p}}\n"
+        let partials = ["p": "[{{{t}}}]\n"]
+        let asString = try render(template, ["t": .string(text), "e": .string(""), "l": .list([.string("a"), .string(text)])],
+                                  partials: partials)
+        let asBytes = try render(template, ["t": .utf8(Array(text.utf8)), "e": .utf8([]), "l": .list([.utf8([0x61]), .utf8(Array(text.utf8))])],
+                                 partials: partials)
+        #expect(asBytes == asString)
+        #expect(asBytes.hasPrefix("naïve 地震 &lt;b&gt;&quot;x&quot;&lt;/b&gt; &amp; it&#39;s\nline two|naïve 地震 <b>"))
+        #expect(TemplateValue.utf8(Array(text.utf8)).interpolatedText == text)
+    }
+
     @Test func literals() {
         let value: TemplateValue = ["a": [1, 2.5, "s", true, nil], "a2": ["b": "c"]]
         #expect(value == .object([
