@@ -104,6 +104,7 @@ enum BuildCommand {
             throw UsageError(message: "unexpected argument '\(extra)'", command: name)
         }
         let started = monotonicSeconds()
+        defer { Edition.finishCacheWrites() }   // the story cache, written while the build goes on
         let now: Timestamp
         switch EditionFilter.currentTime(environment: environment) {
         case .success(let value): now = value

@@ -30,6 +30,7 @@ enum PublishCommand {
         case .success(let value): now = value
         case .failure(let error): console.err(error.description); return ExitCode.failure
         }
+        defer { Edition.finishCacheWrites() }   // the story cache, written while publish goes on
         let edition: Edition
         do {
             edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"],

@@ -82,6 +82,9 @@ public struct Edition: Sendable {
         return Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value)
     }
 
+    /// Waits until the story cache that `load` writes on another thread is on disk: before the process ends.
+    public static func finishCacheWrites() { BuildCache.finishWrites() }
+
     /// The story with its bodies: itself when they are loaded, otherwise read again from its file, which
     /// must still hold the bytes the story was cached from.
     func withBodies(_ story: Story) throws(FileSystem.Failure) -> Story {
@@ -166,7 +169,7 @@ public struct Edition: Sendable {
             }
         }
         if cache == .rebuild || (cache == .readWrite && (anyRead || keep.count != cached.count)) {
-            StoryCache.save(site: root, key: cacheKey, entries: keep)
+            StoryCache.saveInBackground(site: root, key: cacheKey, entries: keep)
         }
         let order = keep.indices.sorted { newestFirst(keep[$0].story, keep[$1].story) }
         let r = order.map { keep[$0].story }

@@ -18,6 +18,8 @@ final class OutputWriter: Sendable {
         var writtenFiles: Set<String> = []
         /// Their stamps as written (renaming a file keeps its size, time and inode).
         var writtenStamps: [String: FileStamp] = [:]
+        /// The files of the output folder that are not part of the site (removed, or already gone).
+        var unplanned: [String] = []
     }
 
     let directory: String
@@ -151,8 +153,10 @@ final class OutputWriter: Sendable {
         }
         var removed = 0
         var emptied: Set<String> = []
+        var unplanned: [String] = []
         for file in existing ?? FileSystem.files(under: directory, includeHidden: true)
         where !snapshot.planned.contains(file) && !file.hasPrefix(Self.reservedPrefix) {
+            unplanned.append(file)
             guard FileSystem.exists(directory + "/" + file) else { continue }
             FileSystem.remove(directory + "/" + file)
             removed += 1
@@ -177,7 +181,8 @@ final class OutputWriter: Sendable {
         return Summary(written: snapshot.staged.count, unchanged: snapshot.unchanged, removed: removed,
                        writtenFiles: Set(snapshot.staged.map(\.relative)),
                        writtenStamps: Dictionary(snapshot.staged.compactMap { entry in entry.stamp.map { (entry.relative, $0) } },
-                                                 uniquingKeysWith: { first, _ in first }))
+                                                 uniquingKeysWith: { first, _ in first }),
+                       unplanned: unplanned)
     }
 
     func abort() {

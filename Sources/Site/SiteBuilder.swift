@@ -62,6 +62,7 @@ public enum SiteBuilder {
     /// output and `--clean`); without it, or when it was made for another folder, it is looked at here.
     public static func build(_ edition: Edition, options: BuildOptions, survey: OutputSurvey? = nil,
                              progress: (@Sendable (Int, Int) -> Void)? = nil) throws(SiteError) -> BuildReport {
+        defer { BuildCache.finishWrites() }   // the story cache, when loading the edition changed it
         let output = outputDirectory(for: edition, requested: options.output)
         if let problem = unsafeOutputProblem(output, edition: edition) {
             throw SiteError([Diagnostic(path: "--output", message: problem)])
@@ -230,9 +231,8 @@ public enum SiteBuilder {
             if cached.folders.isEmpty {
                 for path in paths { addFolders(holding: path) }
             } else {
-                let planned = Set(paths)
                 for file in summary.writtenFiles { addFolders(holding: file) }
-                for (file, _) in listed where !planned.contains(file) { addFolders(holding: file) }
+                for file in summary.unplanned { addFolders(holding: file) }
             }
             var folders = folderStamps
             let rechecked = recheck.sorted()
