@@ -18,6 +18,9 @@ public final class OutputSurvey: Sendable {
         var cached: OutputCache.Contents
         var listed: [(path: String, stamp: FileStamp)]
         var folderStamps: [String: FileStamp]
+        /// True when the cache was used and no folder it knows changed: then the output folder holds exactly the
+        /// files the cache lists, with the stamps it lists.
+        var asCached: Bool
     }
 
     /// Starts looking at the output folder of the site in `site` (as `Edition.load` is given it) on another
@@ -46,7 +49,7 @@ public final class OutputSurvey: Sendable {
 
     func look() -> Findings {
         let cached = clean ? OutputCache.Contents() : OutputCache.load(site: site, output: output)
-        let (listed, folderStamps) = SiteBuilder.listOutput(output, cached: cached)
-        return Findings(cached: cached, listed: listed, folderStamps: folderStamps)
+        let (listed, folderStamps, asCached) = SiteBuilder.listOutput(output, cached: cached)
+        return Findings(cached: cached, listed: listed, folderStamps: folderStamps, asCached: asCached)
     }
 }

@@ -99,10 +99,14 @@ final class OutputWriter: Sendable {
         state.withLock { $0.staged.append((relative, name, stamp)) }
     }
 
-    /// Records `relative` as part of the site, kept as it is (the build cache knows it is up to date).
-    func keep(_ relative: String) throws(FileSystem.Failure) {
-        try plan(relative)
-        state.withLock { $0.unchanged += 1 }
+    /// Records files as part of the site, kept as they are (the build cache knows they are up to date).
+    func keep(_ files: [String]) throws(FileSystem.Failure) {
+        try state.withLock { (state: inout State) throws(FileSystem.Failure) in
+            for relative in files where !state.planned.insert(relative).inserted {
+                throw FileSystem.Failure(path: relative, reason: "two outputs want the same file")
+            }
+            state.unchanged += files.count
+        }
     }
 
     private func plan(_ relative: String) throws(FileSystem.Failure) {

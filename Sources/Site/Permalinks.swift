@@ -41,11 +41,37 @@ public struct Permalinks: Sendable {
         return "\(language.pathSegment)/\(pad(y, 4))/\(pad(m))/\(pad(d))/\(story.slug)/"
     }
 
-    /// `story(story, language)` for each of `languages`, with the date worked out once.
+    /// `story(story, language)` for each of `languages`, with the date worked out once (and written as bytes:
+    /// a build makes this for every story).
     public func story(_ story: Story, in languages: [Language]) -> [String] {
         let (y, m, d) = clock.localDate(story.published)
-        let tail = "/\(pad(y, 4))/\(pad(m))/\(pad(d))/\(story.slug)/"
-        return languages.map { $0.pathSegment + tail }
+        guard (0...9999).contains(y) else {
+            let tail = "/\(pad(y, 4))/\(pad(m))/\(pad(d))/\(story.slug)/"
+            return languages.map { $0.pathSegment + tail }
+        }
+        var tail: [UInt8] = [UInt8(ascii: "/")]
+        tail.reserveCapacity(story.slug.utf8.count + 13)
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                tail.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(y, 4)
+        tail.append(UInt8(ascii: "/"))
+        digits(m, 2)
+        tail.append(UInt8(ascii: "/"))
+        digits(d, 2)
+        tail.append(UInt8(ascii: "/"))
+        tail.append(contentsOf: story.slug.utf8)
+        tail.append(UInt8(ascii: "/"))
+        return languages.map { language in
+            var url = Array(language.pathSegment.utf8)
+            url.append(contentsOf: tail)
+            return String(decoding: url, as: UTF8.self)
+        }
     }
 
     /// A feed of a language's front page or of one of its categories.

@@ -84,14 +84,24 @@ public enum SiteBuilder {
         // The build cache: an output whose fingerprint and file are as the last build left them is kept as it is.
         let survey = survey.flatMap { $0.site == edition.directory && $0.output == output && $0.clean == options.clean ? $0 : nil }
             ?? OutputSurvey(site: edition.directory, output: output, clean: options.clean)
-        let (cached, listed, folderStamps) = { let found = survey.findings(); return (found.cached, found.listed, found.folderStamps) }()
+        let found = survey.findings()
+        let (cached, listed, folderStamps) = (found.cached, found.listed, found.folderStamps)
         let previous = cached.entries
-        let existing: [String: FileStamp] = {
+        // The stamp of each file of the output folder now. When nothing changed since the cache was written (the
+        // common case), that is the cache's own stamp, and no table of 30,000 paths is built.
+        let existing: [String: FileStamp] = found.asCached ? [:] : {
             var result: [String: FileStamp] = [:]
             result.reserveCapacity(listed.count)
             for (file, stamp) in listed { result[file] = stamp }
             return result
         }()
+        @Sendable func stampNow(_ path: String) -> FileStamp? {
+            found.asCached ? previous[path]?.stamp : existing[path]
+        }
+        /// Whether the file at `path` is as the cache entry `entry` of the same path says.
+        @Sendable func isAsCached(_ path: String, _ entry: OutputCache.Entry) -> Bool {
+            found.asCached || existing[path] == entry.stamp
+        }
         var base = Digest()
         base.add(edition.fingerprint)
         base.add(options.filter.includeDrafts)
@@ -105,7 +115,7 @@ public enum SiteBuilder {
            group.paths.allSatisfy({ path in
                guard let entry = previous[path] else { return false }
                return entry.fingerprint == generatedFileFingerprint(path, inputs: generatedInputs)
-                   && existing[path] == entry.stamp
+                   && isAsCached(path, entry)
            }) {
             keptGenerated = group.paths
         }
@@ -126,14 +136,13 @@ public enum SiteBuilder {
         let failures = Mutex<[Diagnostic]>([])
         let done = Atomic<Int>(0)
         let rendered = Atomic<Int>(0)
-        /// Keeps the output as the cache says it is, or renders and stages it: its fingerprint, and the stamp of
-        /// the file when it was kept.
+        /// Keeps the output as the cache says it is (the caller records it with `writer.keep`), or renders and
+        /// stages it: its fingerprint, and the stamp of the file when it was kept.
         @Sendable func produce(_ output: Output, _ path: String, _ loaded: inout (index: Int, story: Story)?) throws
             -> (fingerprint: UInt64, kept: FileStamp?) {
             let fingerprint = self.fingerprint(output, stories: stories, context: context,
                                                base: baseFingerprint, generatedInputs: generatedInputs, now: now)
-            if let entry = previous[path], entry.fingerprint == fingerprint, existing[path] == entry.stamp {
-                try writer.keep(path)
+            if let entry = previous[path], entry.fingerprint == fingerprint, isAsCached(path, entry) {
                 return (fingerprint, entry.stamp)
             }
             rendered.add(1, ordering: .relaxed)
@@ -158,6 +167,7 @@ public enum SiteBuilder {
         DispatchQueue.concurrentPerform(iterations: (pages.count + chunk - 1) / chunk) { block in
             var local: [(Int, UInt64)] = []
             var localStamps: [(Int, FileStamp)] = []
+            var kept: [String] = []
             var loaded: (index: Int, story: Story)?   // a story's pages in each language are planned together
             defer {
                 fingerprints.withLock { for (index, value) in local { $0[index] = value } }
@@ -168,11 +178,15 @@ public enum SiteBuilder {
                 do {
                     let result = try produce(pages[index], pagePaths[index], &loaded)
                     local.append((index, result.fingerprint))
-                    if let kept = result.kept { localStamps.append((index, kept)) }
+                    if let stamp = result.kept {
+                        localStamps.append((index, stamp))
+                        kept.append(pagePaths[index])
+                    }
                 } catch {
                     record(error)
                 }
             }
+            do { try writer.keep(kept) } catch { record(error) }
             let finished = done.add(min(chunk, pages.count - block * chunk), ordering: .relaxed).newValue
             progress?(finished, pages.count)
         }
@@ -184,6 +198,7 @@ public enum SiteBuilder {
             var none: (index: Int, story: Story)?
             do {
                 let result = try produce(outputs[index], paths[index], &none)
+                if result.kept != nil { try writer.keep([paths[index]]) }
                 fingerprints.withLock { $0.append(result.fingerprint) }
                 known.withLock { $0.append(result.kept) }
             } catch {
@@ -209,7 +224,7 @@ public enum SiteBuilder {
             let values = fingerprints.withLock { $0 }
             let keptStamps = known.withLock { $0 }
             var stamps = outputs.indices.map {
-                summary.writtenFiles.contains(paths[$0]) ? summary.writtenStamps[paths[$0]] : keptStamps[$0] ?? existing[paths[$0]]
+                summary.writtenFiles.contains(paths[$0]) ? summary.writtenStamps[paths[$0]] : keptStamps[$0] ?? stampNow(paths[$0])
             }
             let unknown = stamps.indices.filter { stamps[$0] == nil }
             for (index, stamp) in zip(unknown, FileSystem.stamps(of: unknown.map { paths[$0] }, under: output)) {
@@ -262,9 +277,9 @@ public enum SiteBuilder {
     /// listed, to be removed like any file that is no longer part of the site. Elsewhere the files are as the
     /// last build left them. (A file rewritten in place leaves its folder's stamp alone: `--clean` restores it.)
     static func listOutput(_ output: String, cached: OutputCache.Contents)
-        -> (files: [(path: String, stamp: FileStamp)], folders: [String: FileStamp]) {
+        -> (files: [(path: String, stamp: FileStamp)], folders: [String: FileStamp], asCached: Bool) {
         guard !cached.entries.isEmpty, !cached.folders.isEmpty else {
-            return (FileSystem.stampedFiles(under: output, includeHidden: true), [:])
+            return (FileSystem.stampedFiles(under: output, includeHidden: true), [:], false)
         }
         let folders = Array(cached.folders.keys)
         var current: [String: FileStamp] = [:]
@@ -300,7 +315,7 @@ public enum SiteBuilder {
                 }
             }
         }
-        return (listed, current)
+        return (listed, current, changed.isEmpty)
     }
 
     /// Refuses output folders that would overwrite or delete the site's own sources.

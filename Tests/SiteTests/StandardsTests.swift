@@ -82,6 +82,23 @@ import Testing
         #expect(d.rfc822 == "Thu, 29 Feb 2024 00:00:00 +0530")
     }
 
+    /// The story URLs made once per build for every language are the ones made one at a time, on both sides of a
+    /// midnight in the site's time zone, in years of fewer than four digits and past the usual ones.
+    @Test func storyURLsForEveryLanguageMatchOneAtATime() throws {
+        let config = Fixtures.siteConfig()
+        let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
+        let links = Permalinks(config: config, clock: clock)
+        var story = try #require(Fixtures.parseStory(Fixtures.story).0)
+        for text in ["2026-11-29T23:30:00Z", "2026-11-30T00:30:00+01:00", "0999-01-02T03:04:05Z", "2026-02-28T23:59:59-05:00",
+                     "9999-12-31T12:00:00Z"] {
+            story.published = try Timestamp.parse(text).get()
+            let together = links.story(story, in: config.languages)
+            #expect(together == config.languages.map { links.story(story, $0) }, "\(text)")
+            #expect(together[0].hasSuffix("/" + story.slug + "/"))
+        }
+        #expect(links.story(story, in: config.languages)[0].contains("/9999/12/31/"))
+    }
+
     @Test func entryIDsAreTagURIsThatEditsDoNotChange() throws {
         var config = Fixtures.siteConfig()
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)

@@ -30,6 +30,25 @@ import Testing
         #expect(Timestamp.parse("").failureMessage != nil)
     }
 
+    /// The remembered offsets are the zone's own, at every minute around daylight-saving changes (whole hour,
+    /// half hour, and a zone whose offset is not a whole hour), asked in any order.
+    @Test func rememberedZoneOffsetsAreTheZonesOwn() throws {
+        for (zone, around) in [("Europe/Paris", "2026-03-29T01:00:00Z"), ("Europe/Paris", "2026-10-25T01:00:00Z"),
+                               ("America/New_York", "2026-11-01T06:00:00Z"), ("Australia/Lord_Howe", "2026-04-04T15:00:00Z"),
+                               ("Asia/Kathmandu", "2026-06-01T00:00:00Z"), ("Africa/Monrovia", "1972-01-07T00:44:30Z"),
+                               ("UTC", "2026-11-29T00:00:00Z")] {
+            let clock = ReaderClock(timeZone: zone, languages: [])
+            let center = try #require(parse(around)).secondsSinceEpoch
+            var instants = stride(from: center - 7_200, through: center + 7_200, by: 60).map { $0 }
+            instants += instants.map { $0 + 59 }
+            instants.shuffle()
+            for seconds in instants {
+                let instant = Timestamp(secondsSinceEpoch: seconds)
+                #expect(clock.offsetFromGMT(instant) == clock.timeZone.secondsFromGMT(for: instant.date), "\(zone) \(seconds)")
+            }
+        }
+    }
+
     @Test func readerClockUsesTheSiteTimeZoneAndThePageLanguage() throws {
         let languages = [Language(code: "en", name: "English"), Language(code: "fr", name: "French"), Language(code: "zh-Hans", name: "Mandarin")]
         let clock = ReaderClock(timeZone: "Asia/Shanghai", languages: languages)
