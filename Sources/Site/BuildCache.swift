@@ -217,13 +217,25 @@ struct ByteWriter {
 struct ByteReader {
     let bytes: [UInt8]
     var offset = 0
+    /// Where reading stops (the end of `bytes`, or of the part being read).
+    let end: Int
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        end = bytes.count
+    }
 
-    var atEnd: Bool { offset == bytes.count }
+    /// Reads `range` of `bytes` only.
+    init(_ bytes: [UInt8], range: Range<Int>) {
+        self.bytes = bytes
+        offset = range.lowerBound
+        end = min(range.upperBound, bytes.count)
+    }
+
+    var atEnd: Bool { offset == end }
 
     mutating func u64() -> UInt64? {
-        guard offset + 8 <= bytes.count else { return nil }
+        guard offset + 8 <= end else { return nil }
         var value: UInt64 = 0
         for index in 0..<8 { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
         offset += 8
@@ -235,11 +247,11 @@ struct ByteReader {
     }
     /// A count of items that each take at least one byte: never more than what is left.
     mutating func count() -> Int? {
-        guard let value = int(), value >= 0, value <= bytes.count - offset else { return nil }
+        guard let value = int(), value >= 0, value <= end - offset else { return nil }
         return value
     }
     mutating func bool() -> Bool? {
-        guard offset < bytes.count, bytes[offset] <= 1 else { return nil }
+        guard offset < end, bytes[offset] <= 1 else { return nil }
         offset += 1
         return bytes[offset - 1] == 1
     }
@@ -338,7 +350,7 @@ struct StoryCache {
         var written: ArraySlice<UInt8>? = nil
     }
 
-    static let magic: UInt64 = 0x4E47_5354_4F52_5934   // "NGSTORY4"
+    static let magic: UInt64 = 0x4E47_5354_4F52_5935   // "NGSTORY5"
 
     static func path(site: String) -> String {
         site + "/" + BuildCache.storyCacheFolder + "/" + BuildCache.storyCacheFile
@@ -445,13 +457,17 @@ struct StoryCache {
         if let updated = story.updated { w.timestamp(updated) }
         w.bool(story.breaking)
         w.bool(story.draft)
-        w.strings(story.authors)
-        w.optionalString(story.image)
-        w.localized(story.titles)
-        w.localized(story.summaries)
-        w.localized(story.corrections)
-        w.localized(story.push.text)
-        w.int(story.push.revision)
+        // The details, behind their length: a story read from the cache decodes them only when asked.
+        var details = ByteWriter()
+        details.strings(story.authors)
+        details.optionalString(story.image)
+        details.localized(story.titles)
+        details.localized(story.summaries)
+        details.localized(story.corrections)
+        details.localized(story.push.text)
+        details.int(story.push.revision)
+        w.int(details.bytes.count)
+        w.bytes += details.bytes
         let codes = story.bodies.keys.sorted()
         w.int(codes.count)
         for code in codes {
@@ -471,9 +487,12 @@ struct StoryCache {
             guard let value = r.timestamp() else { return nil }
             updated = value
         }
-        guard let breaking = r.bool(), let draft = r.bool(), let authors = r.strings(), let image = r.optionalString(),
-              let titles = r.localized(), let summaries = r.localized(), let corrections = r.localized(),
-              let pushText = r.localized(), let revision = r.int(), let bodyCount = r.count() else { return nil }
+        guard let breaking = r.bool(), let draft = r.bool(), let detailsLength = r.count() else { return nil }
+        let detailsStart = r.offset
+        r.offset += detailsLength
+        // Checked now (lengths and counts, not the text: the file's checksum covers that), decoded when asked.
+        var details = ByteReader(r.bytes, range: detailsStart..<r.offset)
+        guard skipDetails(&details), let bodyCount = r.count() else { return nil }
         var categories: [Category] = []
         for name in categoryNames {
             guard let category = config.category(named: name) else { return nil }
@@ -486,11 +505,42 @@ struct StoryCache {
             bodies[code] = StoryBody(languageCode: code, text: [], firstLine: firstLine, sourceRange: lower..<upper)
         }
         guard !categories.isEmpty, !bodies.isEmpty else { return nil }
-        return Story(id: id, slug: slug, sourcePath: sourcePath, categories: categories, published: published,
-                     updated: updated, breaking: breaking, draft: draft, authors: authors, image: image,
-                     titles: titles, summaries: summaries, corrections: corrections,
-                     push: PushRequest(text: pushText, revision: revision), bodies: bodies,
-                     contentHash: hash, metadataHash: metadataHash, bodiesLoaded: false)
+        return Story(fields: Story.Fields(id: id, slug: slug, sourcePath: sourcePath, categories: categories,
+                                          published: published, updated: updated, breaking: breaking, draft: draft,
+                                          bodies: bodies),
+                     encodedDetails: r.bytes[detailsStart..<(detailsStart + detailsLength)],
+                     contentHash: hash, metadataHash: metadataHash)
+    }
+
+    /// Reads past a story's details as `writeStory` wrote them, checking every length and count; false when they
+    /// do not fit (the whole cache is then not used).
+    static func skipDetails(_ r: inout ByteReader) -> Bool {
+        func skipStrings(_ count: Int) -> Bool {
+            for _ in 0..<count {
+                guard let length = r.count() else { return false }
+                r.offset += length
+            }
+            return true
+        }
+        func skipLocalized() -> Bool {
+            guard let pairs = r.count() else { return false }
+            return skipStrings(2 * pairs)
+        }
+        guard let authors = r.count(), skipStrings(authors), let hasImage = r.bool(), skipStrings(hasImage ? 1 : 0),
+              skipLocalized(), skipLocalized(), skipLocalized(), skipLocalized(), r.int() != nil else { return false }
+        return r.atEnd
+    }
+
+    /// A story's details from the bytes `skipDetails` accepted.
+    static func decodeDetails(_ bytes: ArraySlice<UInt8>) -> Story.Details {
+        var r = ByteReader(Array(bytes))
+        guard let authors = r.strings(), let image = r.optionalString(), let titles = r.localized(),
+              let summaries = r.localized(), let corrections = r.localized(), let pushText = r.localized(),
+              let revision = r.int() else {
+            preconditionFailure("story cache details changed after they were checked")
+        }
+        return Story.Details(authors: authors, image: image, titles: titles, summaries: summaries,
+                             corrections: corrections, push: PushRequest(text: pushText, revision: revision))
     }
 }
 

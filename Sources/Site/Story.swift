@@ -1,3 +1,4 @@
+import Synchronization
 import YAML
 #if canImport(Glibc)
 import Glibc
@@ -51,8 +52,10 @@ public struct PushRequest: Sendable, Hashable {
 ///
 /// A value, but copied in one step: its fields live in one shared box, copied only when a copy that shares it is
 /// changed (a build hands its 10,000 stories around many times, and a field-by-field copy cost 20 reference counts).
+/// A story from the story cache decodes its `Details` (authors, image, texts, push) only when something asks for
+/// them: a rebuild plans 10,000 stories but shows the texts of a few.
 public struct Story: Sendable, Hashable {
-    /// The fields, as one value.
+    /// What planning a build needs.
     struct Fields: Sendable, Hashable {
         var id: String
         var slug: String
@@ -62,18 +65,49 @@ public struct Story: Sendable, Hashable {
         var updated: Timestamp?
         var breaking: Bool
         var draft: Bool
+        var bodies: [String: StoryBody]
+    }
+
+    /// What only the pages, feeds and notifications that show the story need.
+    struct Details: Sendable, Hashable {
         var authors: [String]
         var image: String?
         var titles: LocalizedText
         var summaries: LocalizedText
         var corrections: LocalizedText
         var push: PushRequest
-        var bodies: [String: StoryBody]
     }
 
-    private final class Box: @unchecked Sendable {   // never changed while shared (see `fields`)
+    /// The details, or the story cache's bytes for them (checked when the cache was read) until first asked for.
+    enum DetailsState: Sendable {
+        case decoded(Details)
+        case encoded(ArraySlice<UInt8>)
+    }
+
+    private final class Box: @unchecked Sendable {   // `fields` never changes while shared (see `fields`)
         var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
+        private let details: Mutex<DetailsState>
+
+        init(_ fields: Fields, _ details: DetailsState) {
+            self.fields = fields
+            self.details = Mutex(details)
+        }
+
+        func currentDetails() -> Details {
+            details.withLock { state in
+                switch state {
+                case .decoded(let value): return value
+                case .encoded(let bytes):
+                    let value = StoryCache.decodeDetails(bytes)
+                    state = .decoded(value)
+                    return value
+                }
+            }
+        }
+
+        func setDetails(_ value: Details) { details.withLock { $0 = .decoded(value) } }
+
+        func copy() -> Box { Box(fields, details.withLock { $0 }) }
     }
 
     private var box: Box
@@ -82,17 +116,26 @@ public struct Story: Sendable, Hashable {
     private var fields: Fields {
         get { box.fields }
         _modify {
-            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            if !isKnownUniquelyReferenced(&box) { box = box.copy() }
             yield &box.fields
+        }
+    }
+
+    private var details: Details {
+        get { box.currentDetails() }
+        set {
+            if !isKnownUniquelyReferenced(&box) { box = box.copy() }
+            box.setDetails(newValue)
         }
     }
 
     public static func == (a: Story, b: Story) -> Bool {
         a.contentHash == b.contentHash && a.metadataHash == b.metadataHash && a.bodiesLoaded == b.bodiesLoaded
-            && (a.box === b.box || a.box.fields == b.box.fields)
+            && (a.box === b.box || (a.box.fields == b.box.fields && a.box.currentDetails() == b.box.currentDetails()))
     }
     public func hash(into hasher: inout Hasher) {
         box.fields.hash(into: &hasher)
+        box.currentDetails().hash(into: &hasher)
         hasher.combine(contentHash)
         hasher.combine(metadataHash)
         hasher.combine(bodiesLoaded)
@@ -143,35 +186,29 @@ public struct Story: Sendable, Hashable {
         _modify { yield &fields.draft }
     }
     public var authors: [String] {
-        get { box.fields.authors }
-        set { fields.authors = newValue }
-        _modify { yield &fields.authors }
+        get { box.currentDetails().authors }
+        set { details.authors = newValue }
     }
     public var image: String? {
-        get { box.fields.image }
-        set { fields.image = newValue }
-        _modify { yield &fields.image }
+        get { box.currentDetails().image }
+        set { details.image = newValue }
     }
     public var titles: LocalizedText {
-        get { box.fields.titles }
-        set { fields.titles = newValue }
-        _modify { yield &fields.titles }
+        get { box.currentDetails().titles }
+        set { details.titles = newValue }
     }
     public var summaries: LocalizedText {
-        get { box.fields.summaries }
-        set { fields.summaries = newValue }
-        _modify { yield &fields.summaries }
+        get { box.currentDetails().summaries }
+        set { details.summaries = newValue }
     }
     /// A correction note per language, shown on the story when present.
     public var corrections: LocalizedText {
-        get { box.fields.corrections }
-        set { fields.corrections = newValue }
-        _modify { yield &fields.corrections }
+        get { box.currentDetails().corrections }
+        set { details.corrections = newValue }
     }
     public var push: PushRequest {
-        get { box.fields.push }
-        set { fields.push = newValue }
-        _modify { yield &fields.push }
+        get { box.currentDetails().push }
+        set { details.push = newValue }
     }
     /// Bodies by language code. Always has at least one body.
     /// When `bodiesLoaded` is false (every story an `Edition` loads) the keys say which languages have a body
@@ -187,13 +224,22 @@ public struct Story: Sendable, Hashable {
     /// loaded from a file): what the sitemaps are made from. See `StoryCache.metadataHash`.
     public var metadataHash: UInt64 = 0
     /// False when `bodies` hold no Markdown yet (see `bodies`).
-    public var bodiesLoaded: Bool = true
+    public var bodiesLoaded = true
 
     public init(id: String, slug: String, sourcePath: String, categories: [Category], published: Timestamp, updated: Timestamp?, breaking: Bool, draft: Bool, authors: [String], image: String?, titles: LocalizedText, summaries: LocalizedText, corrections: LocalizedText, push: PushRequest, bodies: [String: StoryBody], contentHash: UInt64 = 0, metadataHash: UInt64 = 0, bodiesLoaded: Bool = true) {
-        box = Box(Fields(id: id, slug: slug, sourcePath: sourcePath, categories: categories, published: published, updated: updated, breaking: breaking, draft: draft, authors: authors, image: image, titles: titles, summaries: summaries, corrections: corrections, push: push, bodies: bodies))
+        box = Box(Fields(id: id, slug: slug, sourcePath: sourcePath, categories: categories, published: published, updated: updated, breaking: breaking, draft: draft, bodies: bodies),
+                  .decoded(Details(authors: authors, image: image, titles: titles, summaries: summaries, corrections: corrections, push: push)))
         self.contentHash = contentHash
         self.metadataHash = metadataHash
         self.bodiesLoaded = bodiesLoaded
+    }
+
+    /// A story from the story cache, its details still encoded.
+    init(fields: Fields, encodedDetails: ArraySlice<UInt8>, contentHash: UInt64, metadataHash: UInt64) {
+        box = Box(fields, .encoded(encodedDetails))
+        self.contentHash = contentHash
+        self.metadataHash = metadataHash
+        bodiesLoaded = false
     }
 
     /// The last time the story changed: `updated`, else `published`.
