@@ -2,20 +2,6 @@ import Dispatch
 import Site
 import Synchronization
 
-/// In the newsgen process, the loaded edition is left for the process exit to release. Freeing 10,000 stories'
-/// strings one by one costs tens of milliseconds after every command, and the operating system takes the whole
-/// heap back at once. In a process that runs commands in turn (the tests), nothing is kept.
-enum ProcessExit {
-    private static let releasesAtExit = Atomic<Bool>(false)
-    private static let kept = Mutex<[Edition]>([])
-
-    static func releaseValuesAtExit() { releasesAtExit.store(true, ordering: .relaxed) }
-
-    static func keep(_ edition: Edition) {
-        guard releasesAtExit.load(ordering: .relaxed) else { return }
-        kept.withLock { $0.append(edition) }
-    }
-}
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
@@ -113,6 +99,7 @@ enum BuildCommand {
         // The output folder is looked at on another core while the site loads (it only reads).
         let survey = writes ? OutputSurvey.start(site: parsed.options["--site"] ?? ".", output: parsed.options["--output"],
                                                  clean: parsed.flags.contains("--clean")) : nil
+        if let survey { ProcessExit.keep(survey) }
         let edition: Edition
         do throws(SiteError) {
             let cache: Edition.CacheMode = !writes ? .read : parsed.flags.contains("--clean") ? .rebuild : .readWrite

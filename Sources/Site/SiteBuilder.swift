@@ -194,6 +194,7 @@ public enum SiteBuilder {
         let generated = generatedFiles.withLock { $0 }
         let outputs = pages + generated
         let paths = pagePaths + generated.map { path($0, stories: stories, context: context) }
+        ProcessExit.keep((context, pages, paths, existing, writer))   // tables of 30,000 strings: freed by the exit
         for index in pages.count..<outputs.count where failures.withLock({ $0.isEmpty }) {
             var none: (index: Int, story: Story)?
             do {
