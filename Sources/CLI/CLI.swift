@@ -100,11 +100,25 @@ enum BuildCommand {
         let survey = writes ? OutputSurvey.start(site: parsed.options["--site"] ?? ".", output: parsed.options["--output"],
                                                  clean: parsed.flags.contains("--clean")) : nil
         if let survey { ProcessExit.keep(survey) }
+        // What the site is made from, as the file system shows it: when the output folder holds a build of exactly
+        // that, with the same flags, and the time has not moved past anything, there is nothing to do.
+        let snapshot = writes ? InputSnapshot.take(directory: parsed.options["--site"] ?? ".",
+                                                   baseURLOverride: parsed.options["--base-url"]) : nil
+        if let snapshot, let survey {
+            let options = BuildOptions(output: parsed.options["--output"],
+                                       filter: EditionFilter(now: now, includeDrafts: parsed.flags.contains("--drafts"),
+                                                             includeFuture: parsed.flags.contains("--future")),
+                                       clean: parsed.flags.contains("--clean"))
+            if let report = SiteBuilder.upToDate(snapshot, survey: survey, options: options) {
+                console.out(summary(report, since: started))
+                return ExitCode.success
+            }
+        }
         let edition: Edition
         do throws(SiteError) {
             let cache: Edition.CacheMode = !writes ? .read : parsed.flags.contains("--clean") ? .rebuild : .readWrite
             edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"],
-                                       cache: cache)
+                                       cache: cache, snapshot: snapshot)
             ProcessExit.keep(edition)
         } catch {
             return report(error, console: console)
@@ -129,14 +143,18 @@ enum BuildCommand {
                                                                                    clean: parsed.flags.contains("--clean")),
                                                survey: survey, progress: progress)
             if interactive { StandardConsole().progress("") }
-            let seconds = monotonicSeconds() - started
-            let time = seconds < 10 ? String(Int(seconds * 1000)) + " ms" : String(Int(seconds)) + " s"
-            console.out("built \(report.stories) stories into \(displayPath(report.output)): \(report.pages) files, \(report.written) written, \(report.unchanged) unchanged, \(report.removed) removed in \(time)")
+            console.out(summary(report, since: started))
             return ExitCode.success
         } catch {
             if interactive { StandardConsole().progress("") }
             return report(error, console: console)
         }
+    }
+
+    static func summary(_ report: BuildReport, since started: Double) -> String {
+        let seconds = monotonicSeconds() - started
+        let time = seconds < 10 ? String(Int(seconds * 1000)) + " ms" : String(Int(seconds)) + " s"
+        return "built \(report.stories) stories into \(displayPath(report.output)): \(report.pages) files, \(report.written) written, \(report.unchanged) unchanged, \(report.removed) removed in \(time)"
     }
 
     static func report(_ error: SiteError, console: Console) -> Int32 {

@@ -559,15 +559,25 @@ struct OutputCache {
         var paths: [String]
     }
 
+    /// What the last build was made from (`InputSnapshot.key` and the build's flags), when its output stays right
+    /// (`builtAt` ≤ now < `validUntil`, in seconds since 1970), and how many stories it showed.
+    struct Inputs: Sendable, Equatable {
+        var key: UInt64
+        var builtAt: Double
+        var validUntil: Double
+        var stories: Int
+    }
+
     struct Contents: Sendable {
         var entries: [String: Entry] = [:]
         var generated: Generated?
+        var inputs: Inputs?
         /// Every folder that holds an entry ("" is the output folder itself) with its stamp after the build: a
         /// folder whose stamp is unchanged has had nothing added, removed or renamed in it since.
         var folders: [String: FileStamp] = [:]
     }
 
-    static let magic: UInt64 = 0x4E47_4F55_5450_5433   // "NGOUTPT3"
+    static let magic: UInt64 = 0x4E47_4F55_5450_5434   // "NGOUTPT4"
 
     static func path(site: String, output: String) -> String {
         var digest = Digest()
@@ -593,6 +603,13 @@ struct OutputCache {
             guard let fingerprint = reader.u64(), let paths = reader.strings() else { return Contents() }
             generated = Generated(fingerprint: fingerprint, paths: paths)
         }
+        guard let hasInputs = reader.bool() else { return Contents() }
+        var inputs: Inputs?
+        if hasInputs {
+            guard let key = reader.u64(), let builtAt = reader.double(), let validUntil = reader.double(),
+                  let stories = reader.int() else { return Contents() }
+            inputs = Inputs(key: key, builtAt: builtAt, validUntil: validUntil, stories: stories)
+        }
         guard let folderCount = reader.count() else { return Contents() }
         var folders: [String: FileStamp] = [:]
         folders.reserveCapacity(folderCount)
@@ -601,11 +618,11 @@ struct OutputCache {
             folders[folder] = stamp
         }
         guard reader.atEnd else { return Contents() }
-        return Contents(entries: entries, generated: generated, folders: folders)
+        return Contents(entries: entries, generated: generated, inputs: inputs, folders: folders)
     }
 
     static func save(site: String, output: String, entries: [(String, Entry)], generated: Generated?,
-                     folders: [String: FileStamp]) {
+                     inputs: Inputs?, folders: [String: FileStamp]) {
         var writer = ByteWriter()
         writer.u64(magic)
         writer.u64(BuildCache.executableIdentity)
@@ -619,6 +636,13 @@ struct OutputCache {
         if let generated {
             writer.u64(generated.fingerprint)
             writer.strings(generated.paths)
+        }
+        writer.bool(inputs != nil)
+        if let inputs {
+            writer.u64(inputs.key)
+            writer.double(inputs.builtAt)
+            writer.double(inputs.validUntil)
+            writer.int(inputs.stories)
         }
         writer.int(folders.count)
         for (folder, stamp) in folders {

@@ -34,8 +34,12 @@ public struct Edition: Sendable {
     /// Stories come without their bodies (`Story.bodiesLoaded` is false; `withBodies` reads them). With a cache
     /// mode other than `.off`, stories whose files did not change come from the cache; their problems were none
     /// when they were cached.
-    public static func load(directory: String, baseURLOverride: String? = nil, cache: CacheMode = .off) throws(SiteError) -> Edition {
+    /// `snapshot`: the site as `InputSnapshot.take` found it (with the same directory and base URL override); its
+    /// config bytes and story files are used rather than read again.
+    public static func load(directory: String, baseURLOverride: String? = nil, cache: CacheMode = .off,
+                            snapshot: InputSnapshot? = nil) throws(SiteError) -> Edition {
         let root = FileSystem.absolute(directory)
+        let snapshot = snapshot.flatMap { $0.root == root ? $0 : nil }
         var diagnostics: [Diagnostic] = []
 
         let configPath = root + "/" + configFile
@@ -44,7 +48,10 @@ public struct Edition: Sendable {
         }
         var config: SiteConfig?
         var configBytes: [UInt8] = []
-        switch Result(catching: { () throws(FileSystem.Failure) in try FileSystem.read(configPath) }) {
+        switch Result(catching: { () throws(FileSystem.Failure) in
+            if let bytes = snapshot?.configBytes { return bytes }
+            return try FileSystem.read(configPath)
+        }) {
         case .success(let bytes):
             configBytes = bytes
             if let text = String(validating: bytes, as: UTF8.self) {
@@ -67,19 +74,31 @@ public struct Edition: Sendable {
         let theme = Theme.load(directory: root + "/" + templatesFolder, displayPath: templatesFolder,
                                config: config, diagnostics: &diagnostics)
         let stories = loadStories(root: root, config: config, cache: cache, cacheKey: StoryCache.key(configBytes: configBytes),
-                                  diagnostics: &diagnostics)
+                                  listed: snapshot?.storyFiles, diagnostics: &diagnostics)
         diagnostics += crossCheck(stories)
         guard diagnostics.isEmpty, let theme else { throw SiteError(diagnostics) }
         var digest = Digest()
         digest.add(BuildCache.executableIdentity)
         digest.add(configBytes)
         digest.add(config.baseURL)
+        digest.add(themeDigest(root: root))
+        var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value)
+        edition.inputs = snapshot
+        return edition
+    }
+
+    /// The snapshot the edition was loaded from, if it was (see `InputSnapshot`).
+    var inputs: InputSnapshot?
+
+    /// A hash of every file of the theme (`templates/`), by path and bytes.
+    static func themeDigest(root: String) -> UInt64 {
+        var digest = Digest()
         let templates = root + "/" + templatesFolder
         for file in FileSystem.files(under: templates) {
             digest.add(file)
             digest.add((try? FileSystem.read(templates + "/" + file)) ?? [0xFF, 0xFE])
         }
-        return Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value)
+        return digest.value
     }
 
     /// Waits until the story cache that `load` writes on another thread is on disk: before the process ends.
@@ -104,15 +123,16 @@ public struct Edition: Sendable {
         return loaded
     }
 
+    /// `listed`: the story files as an `InputSnapshot` found them; nil to look now.
     private static func loadStories(root: String, config: SiteConfig, cache: CacheMode, cacheKey: UInt64,
-                                    diagnostics: inout [Diagnostic]) -> [Story] {
+                                    listed: [(path: String, stamp: FileStamp)]?, diagnostics: inout [Diagnostic]) -> [Story] {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
             return []
         }
         // Hidden .md files are included on purpose: `.draft.md` would otherwise vanish silently; its slug is refused with a message.
-        let listed = FileSystem.stampedFiles(under: contentDirectory, includeHidden: true).filter {
+        let listed = listed ?? FileSystem.stampedFiles(under: contentDirectory, includeHidden: true).filter {
             $0.path.hasSuffix(".md") && !Self.isInHiddenFolder($0.path)
         }
         let cached = (cache == .read || cache == .readWrite)

@@ -213,7 +213,13 @@ public enum SiteBuilder {
         }
         do {
             // Everything kept as the cache said: the cache stays as it is (same paths, fingerprints and stamps).
+            var inputs = inputsRecord(edition, stories: stories, filter: options.filter)
+            if let new = inputs, let old = cached.inputs, old.key == new.key, old.validUntil == new.validUntil,
+               old.stories == new.stories, old.builtAt <= new.builtAt {
+                inputs = old   // the same output since the earlier time: the cache need not be written again
+            }
             let untouched = rendered.load(ordering: .relaxed) == 0 && previous.count == outputs.count
+                && inputs == cached.inputs
             // No cache while files are being replaced: an interrupted commit leads to a full build next time.
             if !untouched { OutputCache.remove(site: edition.directory, output: output) }
             let summary = try writer.commit(existing: listed.map(\.path))
@@ -258,6 +264,7 @@ public enum SiteBuilder {
             let generatedPaths = outputs.indices.filter { outputs[$0].isGenerated }.map { paths[$0] }
             OutputCache.save(site: edition.directory, output: output, entries: entries,
                              generated: OutputCache.Generated(fingerprint: generatedInputs, paths: generatedPaths),
+                             inputs: inputs,
                              folders: folders)
             return BuildReport(stories: stories.count, pages: outputs.count, written: summary.written,
                                unchanged: summary.unchanged, removed: summary.removed, output: output)
@@ -265,6 +272,50 @@ public enum SiteBuilder {
             writer.abort()
             throw SiteError([Diagnostic(path: error.path, message: "cannot write the output: \(error.reason)")])
         }
+    }
+
+    /// The report of a build that has nothing to do, or nil when there may be something: the output folder is as
+    /// the last build into it left it (`survey`), and that build was made from the same inputs (`snapshot`), with
+    /// the same flags, at a time since which nothing that depends on the time (a scheduled story appearing, a
+    /// story entering or leaving the Google News window) has changed. Nothing is loaded or parsed.
+    public static func upToDate(_ snapshot: InputSnapshot, survey: OutputSurvey, options: BuildOptions) -> BuildReport? {
+        guard !options.clean, survey.site == snapshot.root, !survey.clean,
+              survey.output == outputDirectory(site: snapshot.root, requested: options.output) else { return nil }
+        let found = survey.findings()
+        guard found.asCached, let inputs = found.cached.inputs,
+              inputs.key == inputsKey(snapshot, filter: options.filter),
+              inputs.builtAt <= options.filter.now.secondsSinceEpoch,
+              options.filter.now.secondsSinceEpoch < inputs.validUntil else { return nil }
+        return BuildReport(stories: inputs.stories, pages: found.cached.entries.count, written: 0,
+                           unchanged: found.cached.entries.count, removed: 0, output: survey.output)
+    }
+
+    static func inputsKey(_ snapshot: InputSnapshot, filter: EditionFilter) -> UInt64 {
+        var digest = Digest()
+        digest.add(snapshot.key)
+        digest.add(filter.includeDrafts)
+        digest.add(filter.includeFuture)
+        return digest.value
+    }
+
+    /// What this build is made from, for `upToDate` next time; nil when the edition was not loaded from a snapshot,
+    /// when a story file changed so recently that its stamp cannot be trusted yet (see the story cache), or when
+    /// the output depends on the time itself (no story shown: an empty feed is dated "now").
+    static func inputsRecord(_ edition: Edition, stories shown: [Story], filter: EditionFilter) -> OutputCache.Inputs? {
+        guard let snapshot = edition.inputs, !shown.isEmpty,
+              snapshot.newestModification < BuildCache.nowNanoseconds() - 2_000_000_000 else { return nil }
+        let now = filter.now.secondsSinceEpoch
+        var validUntil = Double.infinity
+        for story in edition.stories {
+            let published = story.published.secondsSinceEpoch
+            if published > now {
+                validUntil = min(validUntil, published)   // appears (or enters the news window) then
+            } else if NewsSitemap.isRecent(story.published, now: filter.now) {
+                validUntil = min(validUntil, published + NewsSitemap.window)   // leaves the news window after
+            }
+        }
+        return OutputCache.Inputs(key: inputsKey(snapshot, filter: filter), builtAt: now, validUntil: validUntil,
+                                  stories: shown.count)
     }
 
     /// Every file in the output folder with its stamp (for the cache check, to find the files to remove and for

@@ -128,6 +128,61 @@ struct FixtureError: Error { var message: String }
         #expect(again.contains(", 0 removed "), "\(again)")
     }
 
+    /// Sets every story file's modification time an hour back: stamps that recent are not trusted (see the story
+    /// cache), so a site written a moment ago is never found up to date.
+    static func ageStoryFiles(_ site: TemporarySite) throws {
+        let content = site.path + "/content"
+        let files = FileManager.default.enumerator(atPath: content)?.compactMap { $0 as? String } ?? []
+        for file in files where file.hasSuffix(".md") {
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)],
+                                                  ofItemAtPath: content + "/" + file)
+        }
+    }
+
+    /// With nothing changed since the last build (story stamps, config, theme, flags, and no scheduled story or
+    /// news window reached), a build loads nothing: the story cache, deleted, is not written again. Any edit, and
+    /// time reaching a story's news window end, make it a real build again, which equals a clean one.
+    @Test func upToDateSiteIsNotLoadedAgain() throws {
+        let site = try BuildFixtures.site()
+        try Self.ageStoryFiles(site)
+        _ = try Self.build(site)
+        let before = Self.tree(site, "site")
+        try FileManager.default.removeItem(atPath: site.path + "/.newsgen/story-cache")
+        let second = try Self.build(site)
+        #expect(second.contains(", 0 written, ") && second.contains(", 0 removed "), "\(second)")
+        #expect(!site.exists(".newsgen/story-cache"), "the stories were loaded: \(second)")
+        #expect(Self.tree(site, "site") == before)
+        // Other flags are other inputs.
+        _ = try Self.build(site, ["--drafts"])
+        #expect(site.exists(".newsgen/story-cache"))
+        #expect(Self.tree(site, "site") != before)
+        _ = try Self.build(site)
+        #expect(Self.tree(site, "site") == before)
+
+        // An hour later nothing has changed (the 2026-11-28 story leaves the 48-hour news window at 08:00 the
+        // next day); a day later the news sitemap has.
+        try FileManager.default.removeItem(atPath: site.path + "/.newsgen/story-cache")
+        let hourLater = ["SOURCE_DATE_EPOCH": "1795968000"]
+        _ = try Self.build(site, environment: hourLater)
+        #expect(!site.exists(".newsgen/story-cache"))
+        let dayLater = ["SOURCE_DATE_EPOCH": "1796050800"]
+        let later = try Self.build(site, environment: dayLater)
+        let counts = try #require(Self.counts(later))
+        #expect(counts.written > 0, "\(later)")
+        #expect(site.exists(".newsgen/story-cache"))
+        _ = try Self.build(site, ["--clean", "--output", "reference"], environment: dayLater)
+        #expect(Self.difference(Self.tree(site, "site"), Self.tree(site, "reference")).isEmpty)
+
+        // An edit of a story (its stamp changes) is a real build.
+        try Self.ageStoryFiles(site)
+        _ = try Self.build(site, environment: dayLater)
+        try FileManager.default.removeItem(atPath: site.path + "/.newsgen/story-cache")
+        try Self.replace(site, "content/world/quake.md", "The quake struck", "The strong quake struck")
+        let edited = try Self.build(site, environment: dayLater)
+        #expect(try #require(Self.counts(edited)).written > 0, "\(edited)")
+        #expect(site.exists(".newsgen/story-cache"))
+    }
+
     @Test func noChangeRebuildWritesNothing() throws {
         let site = try BuildFixtures.site()
         let first = try Self.build(site)

@@ -1,0 +1,52 @@
+/// What a build of a site is made from, as the file system shows it before anything is parsed: the config file's
+/// bytes, every file of the theme, every story file's path and stamp (size, modification time, inode) and the
+/// newsgen binary. Its `key` is the same for two looks at the site exactly when none of these changed (story files
+/// by their stamps, which the story cache trusts in the same way).
+///
+/// `newsgen build` takes it first: when the output folder's cache says the last build was made from the same key
+/// (with the same flags, at a time the output cannot have changed since) and the output folder is as that build
+/// left it, there is nothing to do, and no story is loaded at all. Otherwise `Edition.load` goes on from it.
+public struct InputSnapshot: Sendable {
+    /// The site folder (absolute).
+    let root: String
+    let configBytes: [UInt8]?
+    /// The story files (relative to `content/`, sorted) with their stamps; nil when there is no content folder.
+    let storyFiles: [(path: String, stamp: FileStamp)]?
+    /// A hash of everything above, the theme's files and the binary.
+    let key: UInt64
+    /// The newest modification time among the story files (nanoseconds since 1970).
+    let newestModification: Int64
+
+    /// Looks at the site in `directory`. Never fails: what cannot be read is part of the key as such, and
+    /// `Edition.load` reports it.
+    public static func take(directory: String, baseURLOverride: String?) -> InputSnapshot {
+        let root = FileSystem.absolute(directory)
+        let configBytes = try? FileSystem.read(root + "/" + Edition.configFile)
+        let content = root + "/" + Edition.contentFolder
+        // Hidden .md files are included on purpose: `.draft.md` would otherwise vanish silently; its slug is
+        // refused with a message.
+        let storyFiles = FileSystem.isDirectory(content)
+            ? FileSystem.stampedFiles(under: content, includeHidden: true).filter {
+                $0.path.hasSuffix(".md") && !Edition.isInHiddenFolder($0.path)
+            }
+            : nil
+        var digest = Digest()
+        digest.add("inputs")
+        digest.add(BuildCache.executableIdentity)
+        digest.add(configBytes ?? [0xFF, 0xFE])
+        digest.add(baseURLOverride ?? "")
+        digest.add(baseURLOverride != nil)
+        digest.add(Edition.themeDigest(root: root))
+        var newest: Int64 = 0
+        digest.add(storyFiles?.count ?? -1)
+        for (path, stamp) in storyFiles ?? [] {
+            digest.add(path)
+            digest.add(stamp.size)
+            digest.add(UInt64(bitPattern: stamp.modified))
+            digest.add(stamp.inode)
+            newest = max(newest, stamp.modified)
+        }
+        return InputSnapshot(root: root, configBytes: configBytes, storyFiles: storyFiles, key: digest.value,
+                             newestModification: newest)
+    }
+}
