@@ -67,8 +67,16 @@ struct PageContext: Sendable {
     /// The languages in which the story at `place` has a page, in config order.
     func pageLanguages(at place: Int) -> [Language] {
         let bits = pageLanguageBits[place]
-        return config.languages.indices.filter { bits & (1 << UInt64($0)) != 0 }.map { config.languages[$0] }
+        if let list = languageLists[bits] { return list }
+        return Self.languages(bits, config.languages)
     }
+
+    static func languages(_ bits: UInt64, _ languages: [Language]) -> [Language] {
+        languages.indices.filter { bits & (1 << UInt64($0)) != 0 }.map { languages[$0] }
+    }
+
+    /// `pageLanguages(at:)` for each set of languages some story has: a handful of lists, made once.
+    private let languageLists: [UInt64: [Language]]
 
     /// The same for a story (nil when it is not one of the build's stories).
     func pageLanguages(_ story: Story) -> [Language]? {
@@ -123,6 +131,9 @@ struct PageContext: Sendable {
             placeByID[story.id] = place
         }
         self.pageLanguageBits = pageLanguageBits
+        var languageLists: [UInt64: [Language]] = [:]
+        for bits in Set(pageLanguageBits) { languageLists[bits] = Self.languages(bits, config.languages) }
+        self.languageLists = languageLists
         self.categoryPlaces = categoryPlaces
         self.storyKeys = storyKeys
         self.storyURLs = storyURLs

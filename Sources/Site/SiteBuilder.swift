@@ -651,7 +651,7 @@ public enum SiteBuilder {
             let feed = try context.feed(scope, language, now: now, options: options)
             return (links.feed(scope, language, format), Array(FeedWriter.write(feed, as: format).utf8))
         case .generated(let file):
-            return (file.path, Array(file.text.utf8))
+            return (file.path, file.utf8)
         case .keptGenerated(let path):
             // Never reached: a kept file passed the same cache check before planning.
             throw FileSystem.Failure(path: path, reason: "the build cache changed during the build; build again")

@@ -72,14 +72,33 @@ public struct XMLWriter: Sendable {
     /// Everything that needs attention is ASCII, apart from U+FFFE and U+FFFF (EF BF BE, EF BF BF), which
     /// are dropped; a lead byte 0xEF never occurs inside another character's encoding.
     private static func escape(_ value: String, quote: Bool) -> String {
+        var out: [UInt8] = []
+        return appendEscaped(value, quote: quote, to: &out, onlyIfChanged: true) ? String(decoding: out, as: UTF8.self) : value
+    }
+
+    /// Bytes that are copied as they are in text and in attributes: every byte but `&`, `<`, `>`, `"`, C0 controls
+    /// and 0xEF (the lead byte of U+FFFE and U+FFFF, checked by the full switch).
+    private static let plain: [Bool] = (0...255).map { byte in
+        !(byte < 0x20 || byte == 0x26 || byte == 0x3C || byte == 0x3E || byte == 0x22 || byte == 0xEF)
+    }
+
+    /// Appends `value`, escaped (see `escape`), to `out`.
+    static func appendEscaped(_ value: String, quote: Bool, to out: inout [UInt8]) {
+        _ = appendEscaped(value, quote: quote, to: &out, onlyIfChanged: false)
+    }
+
+    /// With `onlyIfChanged`, nothing is appended when nothing needs escaping (and false is returned).
+    private static func appendEscaped(_ value: String, quote: Bool, to out: inout [UInt8], onlyIfChanged: Bool) -> Bool {
         var value = value   // withUTF8 needs a variable; a native string is not copied
-        return value.withUTF8 { bytes -> String? in
-            var out: [UInt8] = []
+        return value.withUTF8 { bytes -> Bool in
+            let start = out.count
             var copied = 0   // bytes[..<copied] are already in `out`
             var index = 0
             let count = bytes.count
             while index < count {
                 let byte = bytes[index]
+                // Most bytes need nothing: one table lookup decides (the switch below costs a dozen compares).
+                if Self.plain[Int(byte)] { index += 1; continue }
                 let replacement: StaticString?
                 var width = 1
                 switch byte {
@@ -96,7 +115,7 @@ public struct XMLWriter: Sendable {
                 default: replacement = nil
                 }
                 if let replacement {
-                    if out.isEmpty { out.reserveCapacity(count + count / 8 + 16) }
+                    if out.count == start { out.reserveCapacity(start + count + count / 8 + 16) }
                     out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<index]))
                     out.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start,
                                                                count: replacement.utf8CodeUnitCount))
@@ -104,10 +123,10 @@ public struct XMLWriter: Sendable {
                 }
                 index += width
             }
-            if copied == 0 { return nil }
+            if copied == 0 && onlyIfChanged { return false }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied...]))
-            return String(decoding: out, as: UTF8.self)
-        } ?? value
+            return true
+        }
     }
 }
 
