@@ -202,6 +202,13 @@ public enum JSONWriter {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Bytes copied as they are in every mode: all but `"`, `\\`, `<`, `>`, `&`, C0 controls, DEL and 0xE2 (the lead
+    /// byte of U+2028 and U+2029, checked by the full switch).
+    private static let plain: [Bool] = (0...255).map { byte in
+        !(byte < 0x20 || byte == 0x7F || byte == 0x22 || byte == 0x5C || byte == 0x3C || byte == 0x3E || byte == 0x26
+          || byte == 0xE2)
+    }
+
     /// Appends the literal in one pass over the UTF-8 bytes, copying unchanged runs whole. Everything that
     /// needs an escape is ASCII apart from U+2028 and U+2029 (E2 80 A8, E2 80 A9).
     private static func quote(_ text: String, mode: Mode, into out: inout [UInt8]) {
@@ -213,6 +220,8 @@ public enum JSONWriter {
             var index = 0
             while index < count {
                 let byte = bytes[index]
+                // Most bytes need nothing: one table lookup decides before the switch.
+                if Self.plain[Int(byte)] { index += 1; continue }
                 var width = 1
                 let escape: StaticString?
                 switch byte {
