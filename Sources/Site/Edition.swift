@@ -131,10 +131,7 @@ public struct Edition: Sendable {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
             return []
         }
-        // Hidden .md files are included on purpose: `.draft.md` would otherwise vanish silently; its slug is refused with a message.
-        let listed = listed ?? FileSystem.stampedFiles(under: contentDirectory, includeHidden: true).filter {
-            $0.path.hasSuffix(".md") && !Self.isInHiddenFolder($0.path)
-        }
+        let listed = listed ?? storyFiles(in: contentDirectory)
         let cached = (cache == .read || cache == .readWrite)
             ? StoryCache.load(site: root, key: cacheKey, config: config) : [:]
         let parser = StoryParser(config: config)
@@ -194,6 +191,14 @@ public struct Edition: Sendable {
         let order = keep.indices.sorted { newestFirst(keep[$0].story, keep[$1].story) }
         let r = order.map { keep[$0].story }
         return r
+    }
+
+    /// The story files under a content folder (relative paths, sorted) with their stamps. Hidden .md files are
+    /// included on purpose: `.draft.md` would otherwise vanish silently; its slug is refused with a message.
+    static func storyFiles(in contentDirectory: String) -> [(path: String, stamp: FileStamp)] {
+        FileSystem.stampedFiles(under: contentDirectory, includeHidden: true).filter {
+            $0.path.hasSuffix(".md") && !isInHiddenFolder($0.path)
+        }
     }
 
     /// True when a folder on the relative path starts with "." (`drafts/.old/x.md`); the file's own name may.

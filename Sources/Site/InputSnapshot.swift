@@ -23,13 +23,7 @@ public struct InputSnapshot: Sendable {
         let root = FileSystem.absolute(directory)
         let configBytes = try? FileSystem.read(root + "/" + Edition.configFile)
         let content = root + "/" + Edition.contentFolder
-        // Hidden .md files are included on purpose: `.draft.md` would otherwise vanish silently; its slug is
-        // refused with a message.
-        let storyFiles = FileSystem.isDirectory(content)
-            ? FileSystem.stampedFiles(under: content, includeHidden: true).filter {
-                $0.path.hasSuffix(".md") && !Edition.isInHiddenFolder($0.path)
-            }
-            : nil
+        let storyFiles = FileSystem.isDirectory(content) ? Edition.storyFiles(in: content) : nil
         var digest = Digest()
         digest.add("inputs")
         digest.add(BuildCache.executableIdentity)
