@@ -81,7 +81,7 @@ public struct Edition: Sendable {
         digest.add(BuildCache.executableIdentity)
         digest.add(configBytes)
         digest.add(config.baseURL)
-        digest.add(themeDigest(root: root))
+        digest.add(snapshot?.themeDigest ?? themeDigest(root: root))   // the snapshot has read the theme once already
         var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value)
         edition.inputs = snapshot
         return edition

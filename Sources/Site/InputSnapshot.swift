@@ -12,6 +12,8 @@ public struct InputSnapshot: Sendable {
     let configBytes: [UInt8]?
     /// The story files (relative to `content/`, sorted) with their stamps; nil when there is no content folder.
     let storyFiles: [(path: String, stamp: FileStamp)]?
+    /// `Edition.themeDigest` of the site's theme, as it was when the snapshot was taken.
+    let themeDigest: UInt64
     /// A hash of everything above, the theme's files and the binary.
     let key: UInt64
     /// The newest modification time among the story files (nanoseconds since 1970).
@@ -30,7 +32,8 @@ public struct InputSnapshot: Sendable {
         digest.add(configBytes ?? [0xFF, 0xFE])
         digest.add(baseURLOverride ?? "")
         digest.add(baseURLOverride != nil)
-        digest.add(Edition.themeDigest(root: root))
+        let themeDigest = Edition.themeDigest(root: root)
+        digest.add(themeDigest)
         var newest: Int64 = 0
         digest.add(storyFiles?.count ?? -1)
         for (path, stamp) in storyFiles ?? [] {
@@ -40,7 +43,8 @@ public struct InputSnapshot: Sendable {
             digest.add(stamp.inode)
             newest = max(newest, stamp.modified)
         }
-        return InputSnapshot(root: root, configBytes: configBytes, storyFiles: storyFiles, key: digest.value,
+        return InputSnapshot(root: root, configBytes: configBytes, storyFiles: storyFiles, themeDigest: themeDigest,
+                             key: digest.value,
                              newestModification: newest)
     }
 }
