@@ -96,20 +96,18 @@ enum BuildCommand {
         case .success(let value): now = value
         case .failure(let error): return report(error, console: console)
         }
+        let site = parsed.options["--site"] ?? "."
+        let filter = EditionFilter(now: now, includeDrafts: parsed.flags.contains("--drafts"),
+                                   includeFuture: parsed.flags.contains("--future"))
+        let buildOptions = BuildOptions(output: parsed.options["--output"], filter: filter, clean: parsed.flags.contains("--clean"))
         // The output folder is looked at on another core while the site loads (it only reads).
-        let survey = writes ? OutputSurvey.start(site: parsed.options["--site"] ?? ".", output: parsed.options["--output"],
-                                                 clean: parsed.flags.contains("--clean")) : nil
+        let survey = writes ? OutputSurvey.start(site: site, output: buildOptions.output, clean: buildOptions.clean) : nil
         if let survey { ProcessExit.keep(survey) }
         // What the site is made from, as the file system shows it: when the output folder holds a build of exactly
         // that, with the same flags, and the time has not moved past anything, there is nothing to do.
-        let snapshot = writes ? InputSnapshot.take(directory: parsed.options["--site"] ?? ".",
-                                                   baseURLOverride: parsed.options["--base-url"]) : nil
+        let snapshot = writes ? InputSnapshot.take(directory: site, baseURLOverride: parsed.options["--base-url"]) : nil
         if let snapshot, let survey {
-            let options = BuildOptions(output: parsed.options["--output"],
-                                       filter: EditionFilter(now: now, includeDrafts: parsed.flags.contains("--drafts"),
-                                                             includeFuture: parsed.flags.contains("--future")),
-                                       clean: parsed.flags.contains("--clean"))
-            if let report = SiteBuilder.upToDate(snapshot, survey: survey, options: options) {
+            if let report = SiteBuilder.upToDate(snapshot, survey: survey, options: buildOptions) {
                 console.out(summary(report, since: started))
                 return ExitCode.success
             }
@@ -117,14 +115,12 @@ enum BuildCommand {
         let edition: Edition
         do throws(SiteError) {
             let cache: Edition.CacheMode = !writes ? .read : parsed.flags.contains("--clean") ? .rebuild : .readWrite
-            edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"],
+            edition = try Edition.load(directory: site, baseURLOverride: parsed.options["--base-url"],
                                        cache: cache, snapshot: snapshot)
             ProcessExit.keep(edition)
         } catch {
             return report(error, console: console)
         }
-        let filter = EditionFilter(now: now, includeDrafts: parsed.flags.contains("--drafts"),
-                                   includeFuture: parsed.flags.contains("--future"))
         guard writes else {
             let shown = edition.stories.filter(filter.shows).count
             console.out("checked \(edition.stories.count) stories (\(shown) would be published), \(edition.config.languages.count) languages: no problems")
@@ -139,9 +135,7 @@ enum BuildCommand {
             }
         }
         do throws(SiteError) {
-            let report = try SiteBuilder.build(edition, options: BuildOptions(output: parsed.options["--output"], filter: filter,
-                                                                                   clean: parsed.flags.contains("--clean")),
-                                               survey: survey, progress: progress)
+            let report = try SiteBuilder.build(edition, options: buildOptions, survey: survey, progress: progress)
             if interactive { StandardConsole().progress("") }
             console.out(summary(report, since: started))
             return ExitCode.success
