@@ -1,24 +1,14 @@
 @testable import Site
+import TestSupport
 
 enum Fixtures {
-    static let config = """
-    title: { en: Example News, fr: Les Nouvelles, zh-Hans: 新闻网 }
-    base_url: https://news.example.com/
-    timezone: Europe/Paris
-    languages:
-      - code: en
-        name: English
-      - code: fr
-        name: French
-      - code: zh-Hans
-        name: Mandarin
-    categories:
-      - name: World
-        title: { fr: Monde, zh-Hans: 国际 }
-      - name: Politics
-        title: { fr: Politique, zh-Hans: 政治 }
-      - name: Sports
-    """
+    static let config = FixtureConfig.threeLanguages(title: "{ en: Example News, fr: Les Nouvelles, zh-Hans: 新闻网 }", categories: """
+          - name: World
+            title: { fr: Monde, zh-Hans: 国际 }
+          - name: Politics
+            title: { fr: Politique, zh-Hans: 政治 }
+          - name: Sports
+        """)
 
     static func siteConfig(_ text: String = config) -> SiteConfig {
         var diagnostics: [Diagnostic] = []

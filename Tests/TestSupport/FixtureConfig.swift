@@ -1,7 +1,15 @@
-/// The `newsgen.yml` of the small test sites: English, French and Mandarin, Paris time, and the categories World
-/// and Sports. `title` is the site title as written in YAML; `extra` is appended as more lines.
+/// The `newsgen.yml` of the small test sites: English, French and Mandarin, Paris time, and (unless `categories`
+/// gives other entries of the `categories:` list) the categories World and Sports. `title` is the site title as
+/// written in YAML; `extra` is appended as more lines.
 public enum FixtureConfig {
-    public static func threeLanguages(title: String, extra: String = "") -> String {
+    public static let worldAndSports = """
+          - name: World
+            title: { en: World, fr: Monde, zh-Hans: 国际 }
+          - name: Sports
+            title: { en: Sports, fr: Sport, zh-Hans: 体育 }
+        """
+
+    public static func threeLanguages(title: String, categories: String = worldAndSports, extra: String = "") -> String {
         var text = """
         title: \(title)
         base_url: https://news.example.com/
@@ -14,10 +22,7 @@ public enum FixtureConfig {
           - code: zh-Hans
             name: Mandarin
         categories:
-          - name: World
-            title: { en: World, fr: Monde, zh-Hans: 国际 }
-          - name: Sports
-            title: { en: Sports, fr: Sport, zh-Hans: 体育 }
+        \(categories)
         """
         if !extra.isEmpty { text += "\n" + extra }
         return text
