@@ -37,8 +37,7 @@ public struct Permalinks: Sendable {
     }
 
     public func story(_ story: Story, _ language: Language) -> String {
-        let (y, m, d) = clock.localDate(story.published)
-        return "\(language.pathSegment)/\(pad(y, 4))/\(pad(m))/\(pad(d))/\(story.slug)/"
+        self.story(story, in: [language])[0]
     }
 
     /// `story(story, language)` for each of `languages`, with the date worked out once (and written as bytes:
