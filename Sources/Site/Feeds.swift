@@ -196,24 +196,25 @@ extension PageContext {
             guard let place = config.categories.firstIndex(where: { $0.slug == category.slug }) else { return [] }
             categoryPlace = place
         }
-        var chosen: [Int] = []
-        guard config.feeds.items > 0 else { return chosen }
-        for (index, story) in stories.enumerated() where story.bodies[language.code] != nil {
-            if let categoryPlace, !categoryPlaces[index].contains(categoryPlace) { continue }
-            chosen.append(index)
-            if chosen.count == config.feeds.items { break }
+        return newest(config.feeds.items) { index in
+            stories[index].bodies[language.code] != nil
+                && (categoryPlace.map { categoryPlaces[index].contains($0) } ?? true)
         }
-        return chosen
     }
 
     /// The stories the front page in `language` lists (by their place in `stories`), newest first.
     func frontStories(_ language: Language) -> [Int] {
         guard let languagePlace = languagePlace(language) else { return [] }
+        return newest(config.frontPageSize) { hasPage(at: $0, languagePlace: languagePlace) }
+    }
+
+    /// The places of the first `limit` stories (newest first) that `include` accepts.
+    private func newest(_ limit: Int, where include: (Int) -> Bool) -> [Int] {
         var chosen: [Int] = []
-        guard config.frontPageSize > 0 else { return chosen }
-        for index in stories.indices where hasPage(at: index, languagePlace: languagePlace) {
+        guard limit > 0 else { return chosen }
+        for index in stories.indices where include(index) {
             chosen.append(index)
-            if chosen.count == config.frontPageSize { break }
+            if chosen.count == limit { break }
         }
         return chosen
     }
