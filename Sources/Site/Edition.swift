@@ -188,9 +188,10 @@ public struct Edition: Sendable {
         if cache == .rebuild || (cache == .readWrite && (anyRead || keep.count != cached.count)) {
             StoryCache.saveInBackground(site: root, key: cacheKey, entries: keep)
         }
-        let order = keep.indices.sorted { newestFirst(keep[$0].story, keep[$1].story) }
-        let r = order.map { keep[$0].story }
-        return r
+        // Sorted by keys taken out once: comparing the stories themselves reads each one's fields on every step.
+        let keys = keep.map { (seconds: $0.story.published.secondsSinceEpoch, id: $0.story.id) }
+        let order = keys.indices.sorted { newestFirst(keys[$0], keys[$1]) }
+        return order.map { keep[$0].story }
     }
 
     /// The story files under a content folder (relative paths, sorted) with their stamps. Hidden .md files are
@@ -203,9 +204,14 @@ public struct Edition: Sendable {
 
     /// True when a folder on the relative path starts with "." (`drafts/.old/x.md`); the file's own name may.
     static func isInHiddenFolder(_ path: String) -> Bool {
+        var path = path
+        return path.withUTF8(isInHiddenFolder)
+    }
+
+    private static func isInHiddenFolder(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
         var atStart = true
         var hiddenComponent = false
-        for byte in path.utf8 {
+        for byte in path {
             if byte == UInt8(ascii: "/") {
                 if hiddenComponent { return true }
                 atStart = true
@@ -217,11 +223,8 @@ public struct Edition: Sendable {
         return false
     }
 
-    static func newestFirst(_ a: Story, _ b: Story) -> Bool {
-        if a.published.secondsSinceEpoch != b.published.secondsSinceEpoch {
-            return a.published.secondsSinceEpoch > b.published.secondsSinceEpoch
-        }
-        return a.id < b.id
+    static func newestFirst(_ a: (seconds: Double, id: String), _ b: (seconds: Double, id: String)) -> Bool {
+        a.seconds != b.seconds ? a.seconds > b.seconds : a.id < b.id
     }
 
     /// Problems that involve several stories: duplicate ids and duplicate slugs.

@@ -130,7 +130,22 @@ enum FileSystem {
             }
         }
         walk("")
-        return result.sorted { $0.path < $1.path }
+        return result.sorted { precedes($0.path, $1.path) }
+    }
+
+    /// Byte order of the UTF-8 paths: the order of `String`'s `<` for the names a folder holds (Unicode scalar
+    /// order, which UTF-8 keeps), without its normalisation work, which cost more than the rest of listing the
+    /// story files of a large site.
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        let fast = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+                let common = min(x.count, y.count)
+                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+        if let result = fast ?? nil { return result }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     /// `mkdir -p`: tries the folder first and only walks up when its parent is missing.

@@ -99,6 +99,12 @@ final class OutputWriter: Sendable {
         state.withLock { $0.staged.append((relative, name, stamp)) }
     }
 
+    /// Makes room for `count` files in the table of the site's files: a build of 10,000 stories plans 30,000, and
+    /// growing the table step by step hashed every path again at each step.
+    func expect(_ count: Int) {
+        state.withLock { $0.planned.reserveCapacity(count) }
+    }
+
     /// Records files as part of the site, kept as they are (the build cache knows they are up to date).
     func keep(_ files: [String]) throws(FileSystem.Failure) {
         try state.withLock { (state: inout State) throws(FileSystem.Failure) in

@@ -101,12 +101,10 @@ struct PageContext: Sendable {
         var pageLanguageBits: [UInt64] = []
         var categoryPlaces: [[Int]] = []
         var storyKeys: [UInt64] = []
-        var storyURLs: [[String]] = []
         var placeByID: [String: Int] = [:]
         pageLanguageBits.reserveCapacity(stories.count)
         categoryPlaces.reserveCapacity(stories.count)
         storyKeys.reserveCapacity(stories.count)
-        storyURLs.reserveCapacity(stories.count)
         placeByID.reserveCapacity(stories.count)
         for (place, story) in stories.enumerated() {
             var bits: UInt64 = 0
@@ -127,8 +125,18 @@ struct PageContext: Sendable {
             key.add(story.contentHash)
             if story.contentHash == 0 { key.add(UInt64.random(in: 0...UInt64.max)) }   // unknown: always render
             storyKeys.append(key.value)
-            storyURLs.append(links.story(story, in: config.languages))
             placeByID[story.id] = place
+        }
+        // Every story's URLs, on every core: working out each story's local date is the dearer part of this.
+        let storyURLs = [[String]](unsafeUninitializedCapacity: stories.count) { buffer, count in
+            nonisolated(unsafe) let slots = buffer   // each block initialises its own slots
+            let chunk = 512
+            DispatchQueue.concurrentPerform(iterations: (stories.count + chunk - 1) / chunk) { block in
+                for place in block * chunk..<min(stories.count, (block + 1) * chunk) {
+                    (slots.baseAddress! + place).initialize(to: links.story(stories[place], in: config.languages))
+                }
+            }
+            count = stories.count
         }
         self.pageLanguageBits = pageLanguageBits
         var languageLists: [UInt64: [Language]] = [:]

@@ -131,6 +131,7 @@ public enum SiteBuilder {
             }
         }
         let pagePaths = pages.map { path($0, stories: stories, context: context) }
+        writer.expect(pagePaths.count + 64)   // the pages, and the sitemaps and robots.txt made meanwhile
         let known = Mutex<[FileStamp?]>([FileStamp?](repeating: nil, count: pages.count))
         let fingerprints = Mutex<[UInt64]>([UInt64](repeating: 0, count: pages.count))
         let failures = Mutex<[Diagnostic]>([])

@@ -22,6 +22,21 @@ import Testing
         #expect(FileSystem.folder(holding: "zh-hans/国际/index.html") == "zh-hans/国际")
     }
 
+    /// Listings are sorted by UTF-8 bytes: the same order as `String`'s `<` for the (NFC) names of story files.
+    @Test func pathsSortInStringOrder() {
+        let pieces = ["a", "b", "z", "A", "-", ".", "/", "0", "é", "ü", "国", "际", "😀", "aa", ""]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            let a = (0..<Int.random(in: 0...4, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let b = (0..<Int.random(in: 0...4, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            #expect(FileSystem.precedes(a, b) == (a < b), "\(a) vs \(b)")
+        }
+        #expect(FileSystem.precedes("world/quake.md", "world/quake2.md"))
+        #expect(!FileSystem.precedes("world/quake.md", "world/quake.md"))
+        // A bridged or shared string without contiguous UTF-8 takes the slow path, with the same answer.
+        #expect(FileSystem.precedes(String("politics/vote.md".utf16.map { Character(UnicodeScalar($0)!) }), "world/a.md"))
+    }
+
     @Test func aNewFolderGetsTheWholeTreeAndNoStagingIsLeft() throws {
         let root = temporaryFolder()
         defer { FileSystem.removeTree(root) }
