@@ -17,7 +17,7 @@ public final class OutputSurvey: Sendable {
     struct Findings: Sendable {
         var cached: OutputCache.Contents
         var listed: [(path: String, stamp: FileStamp)]
-        var folderStamps: [String: FileStamp]
+        var folderStamps: FolderStamps
         /// True when the cache was used and no folder it knows changed: then the output folder holds exactly the
         /// files the cache lists, with the stamps it lists.
         var asCached: Bool

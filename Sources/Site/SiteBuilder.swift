@@ -257,11 +257,8 @@ public enum SiteBuilder {
                 for file in summary.writtenFiles { addFolders(holding: file) }
                 for file in summary.unplanned { addFolders(holding: file) }
             }
-            var folders = folderStamps
-            let rechecked = recheck.sorted()
-            for (folder, stamp) in zip(rechecked, FileSystem.stamps(of: rechecked, under: output, folders: true)) {
-                folders[folder] = stamp
-            }
+            let rechecked = Array(recheck)
+            let folders = folderStamps.updated(with: Array(zip(rechecked, FileSystem.stamps(of: rechecked, under: output, folders: true))))
             let generatedPaths = outputs.indices.filter { outputs[$0].isGenerated }.map { paths[$0] }
             OutputCache.save(site: edition.directory, output: output, entries: entries,
                              generated: OutputCache.Generated(fingerprint: generatedInputs, paths: generatedPaths),
@@ -330,18 +327,19 @@ public enum SiteBuilder {
     /// listed, to be removed like any file that is no longer part of the site. Elsewhere the files are as the
     /// last build left them. (A file rewritten in place leaves its folder's stamp alone: `--clean` restores it.)
     static func listOutput(_ output: String, cached: OutputCache.Contents)
-        -> (files: [(path: String, stamp: FileStamp)], folders: [String: FileStamp], asCached: Bool) {
+        -> (files: [(path: String, stamp: FileStamp)], folders: FolderStamps, asCached: Bool) {
         guard !cached.entries.isEmpty, !cached.folders.isEmpty else {
-            return (FileSystem.stampedFiles(under: output, includeHidden: true), [:], false)
+            return (FileSystem.stampedFiles(under: output, includeHidden: true), FolderStamps(), false)
         }
-        let folders = Array(cached.folders.keys)
-        var current: [String: FileStamp] = [:]
-        current.reserveCapacity(folders.count)
+        let known = cached.folders.folders
+        var current: [(path: String, stamp: FileStamp)] = []
+        current.reserveCapacity(known.count)
         var changed: Set<String> = []
-        for (folder, stamp) in zip(folders, FileSystem.stamps(of: folders, under: output, folders: true)) {
-            if let stamp { current[folder] = stamp }
-            if stamp != cached.folders[folder] { changed.insert(folder) }
+        for (folder, stamp) in zip(known, FileSystem.stamps(of: known.map(\.path), under: output, folders: true)) {
+            if let stamp { current.append((folder.path, stamp)) }
+            if stamp != folder.stamp { changed.insert(folder.path) }
         }
+        let knownFolders = changed.isEmpty ? [] : Set(known.map(\.path))
         var listed: [(path: String, stamp: FileStamp)] = []
         listed.reserveCapacity(cached.entries.count)
         var toCheck: [String] = []
@@ -355,10 +353,11 @@ public enum SiteBuilder {
         for (file, stamp) in zip(toCheck, FileSystem.stamps(of: toCheck, under: output)) {
             if let stamp { listed.append((file, stamp)) }
         }
-        for folder in changed where current[folder] != nil {
+        let stillThere = changed.isEmpty ? [] : Set(current.map(\.path))
+        for folder in changed where stillThere.contains(folder) {
             for name in FileSystem.entries(of: folder.isEmpty ? output : output + "/" + folder) {
                 let child = folder.isEmpty ? name : folder + "/" + name
-                if cached.entries[child] != nil || cached.folders[child] != nil { continue }
+                if cached.entries[child] != nil || knownFolders.contains(child) { continue }
                 if folder.isEmpty && name.hasPrefix(OutputWriter.reservedPrefix) { continue }
                 if let stamp = FileStamp.of(output + "/" + child) {
                     listed.append((child, stamp))
@@ -368,7 +367,7 @@ public enum SiteBuilder {
                 }
             }
         }
-        return (listed, current, changed.isEmpty)
+        return (listed, FolderStamps(sorted: current), changed.isEmpty)
     }
 
     /// Refuses output folders that would overwrite or delete the site's own sources.

@@ -120,3 +120,29 @@ import Testing
         #expect(text(output + "/en/c/index.html") == "c")
     }
 }
+
+@Suite struct FolderStampsTests {
+    static func stamp(_ n: Int) -> FileStamp { FileStamp(size: n, modified: Int64(n), inode: UInt64(n)) }
+
+    @Test func updatesReplaceAddAndRemoveAndKeepTheOrder() {
+        let start = FolderStamps(sorted: [("", Self.stamp(0)), ("en", Self.stamp(1)), ("en/2026", Self.stamp(2)),
+                                          ("fr", Self.stamp(3)), ("zh-hans", Self.stamp(4))])
+        #expect(start.isSorted)
+        let next = start.updated(with: [("fr", nil), ("en/2026", Self.stamp(20)), ("de", Self.stamp(5)),
+                                        ("zz", Self.stamp(6)), ("a", nil), ("", Self.stamp(10))])
+        #expect(next.folders.map(\.path) == ["", "de", "en", "en/2026", "zh-hans", "zz"])
+        #expect(next.folders.map(\.stamp) == [Self.stamp(10), Self.stamp(5), Self.stamp(1), Self.stamp(20), Self.stamp(4), Self.stamp(6)])
+        #expect(next.isSorted)
+        #expect(start.updated(with: []) == start)
+    }
+
+    @Test func aBuildWithoutStampsStartsFromNothing() {
+        var generator = SystemRandomNumberGenerator()
+        let paths = Set((0..<500).map { _ in "en/\(Int.random(in: 0..<10_000, using: &generator))/\(Int.random(in: 0..<9, using: &generator))" })
+        let built = FolderStamps().updated(with: paths.map { ($0, Self.stamp($0.count)) })
+        #expect(built.count == paths.count)
+        #expect(built.isSorted)
+        #expect(Set(built.folders.map(\.path)) == paths)
+        #expect(!FolderStamps(sorted: [("b", Self.stamp(1)), ("a", Self.stamp(2))]).isSorted)
+    }
+}
