@@ -379,7 +379,7 @@ struct PageContext: Sendable {
 
     func listPage(kind: String, title: String, description: String, language: Language, relativeURL: String,
                   url: @escaping (Language) -> String, cards: [TemplateValue], category: Category?,
-                  pagination: (page: Int, pages: Int, url: (Int) -> String)?,
+                  pager: (archivePage: Int?, newer: String?, older: String?)?,
                   alternateLanguages: [Language]? = nil) -> TemplateValue {
         var value = base(language, kind: kind, title: title, description: description, relativeURL: relativeURL,
                          alternateLanguages: alternateLanguages ?? config.languages, url: url, current: category)
@@ -388,16 +388,18 @@ struct PageContext: Sendable {
         if let category {
             value["category"] = .object(["name": .string(category.name), "title": .string(category.title(in: language))])
         }
-        if let pagination, pagination.pages > 1 {
-            var pager: [String: TemplateValue] = [
-                "page": .number(Double(pagination.page)), "pages": .number(Double(pagination.pages)),
-                "label": .string(edition.theme.string("page_of", language)
-                    .replacingOccurrences(of: "{page}", with: String(pagination.page))
-                    .replacingOccurrences(of: "{pages}", with: String(pagination.pages))),
-            ]
-            if pagination.page > 1 { pager["previous_href"] = .string(links.href(pagination.url(pagination.page - 1))) }
-            if pagination.page < pagination.pages { pager["next_href"] = .string(links.href(pagination.url(pagination.page + 1))) }
-            value["pagination"] = .object(pager)
+        // A category's pager: on an archive page its number and label, and links to newer and older stories (relative
+        // URLs). Nothing in it depends on the number of archive pages, so a full archive page's bytes stay put.
+        if let pager, pager.archivePage != nil || pager.newer != nil || pager.older != nil {
+            var pagination: [String: TemplateValue] = [:]
+            if let page = pager.archivePage {
+                pagination["page"] = .number(Double(page))
+                pagination["label"] = .string(edition.theme.string("archive_page", language)
+                    .replacingOccurrences(of: "{page}", with: String(page)))
+            }
+            if let newer = pager.newer { pagination["previous_href"] = .string(links.href(newer)) }
+            if let older = pager.older { pagination["next_href"] = .string(links.href(older)) }
+            value["pagination"] = .object(pagination)
         }
         return .object(value)
     }

@@ -1,7 +1,8 @@
 /// The URL scheme, in one place. Every page is a folder with an `index.html`, so URLs end in `/`.
 ///
 /// - `/{lang}/` front page of a language (`/en/`, `/fr/`, `/zh-hans/`)
-/// - `/{lang}/{category}/`, `/{lang}/{category}/page/{n}/` category pages
+/// - `/{lang}/{category}/` a category's index (its newest stories), `/{lang}/{category}/page/{n}/` its archive
+///   pages, numbered from the oldest so that a full one never moves (see `CategoryPage`)
 /// - `/{lang}/{yyyy}/{mm}/{dd}/{slug}/` a story; the date is the first publication date in the site's
 ///   time zone, so the URL never changes once published (edits and `updated` do not move it)
 /// - `/index.html` (leads to the default language), `/404.html`, `/static/…`
@@ -9,6 +10,14 @@
 ///   same three under `/{lang}/{category}/`
 /// - `/sitemap.xml` (a urlset, or an index of `/sitemap-{lang}.xml`, `/sitemap-{lang}-2.xml`, … past the
 ///   protocol's limits), `/news-sitemap.xml` (Google News; `/news-sitemap-2.xml`, … past 1000), `/robots.txt`
+/// A page of a category in one language. The index shows the newest `page_size` stories; the older ones are on
+/// archive pages numbered from the oldest (`archive(1)` holds the oldest `page_size`, the newest archive page may
+/// be partial), so a full archive page keeps its stories while stories are only added.
+public enum CategoryPage: Hashable, Sendable {
+    case index
+    case archive(Int)
+}
+
 public struct Permalinks: Sendable {
     public let baseURL: String
     /// The path part of `base_url`, always starting and ending with "/" (`/` or `/news/`).
@@ -31,9 +40,12 @@ public struct Permalinks: Sendable {
     /// Site-relative forms (no leading slash): what goes after `base_url`.
     public func front(_ language: Language) -> String { language.pathSegment + "/" }
 
-    public func category(_ category: Category, _ language: Language, page: Int = 1) -> String {
+    public func category(_ category: Category, _ language: Language, page: CategoryPage = .index) -> String {
         let first = language.pathSegment + "/" + category.slug + "/"
-        return page <= 1 ? first : first + "page/\(page)/"
+        switch page {
+        case .index: return first
+        case .archive(let number): return first + "page/\(number)/"
+        }
     }
 
     public func story(_ story: Story, _ language: Language) -> String {

@@ -36,8 +36,7 @@ public enum SiteBuilder {
     enum Output: Sendable {
         case story(Int, Language)
         case front(Language)
-        /// `alternates`: the languages that have this page number of the category.
-        case category(Category, Language, page: Int, pages: Int, stories: ArraySlice<Int>, alternates: [Language])
+        case category(CategoryListing)
         case feed(FeedScope, Language, FeedFormat)
         /// Sitemaps and robots.txt: small, written while planning (their split depends on their size).
         case generated(GeneratedFile)
@@ -47,6 +46,22 @@ public enum SiteBuilder {
         case root
         case notFound
         case staticFile(String)
+    }
+
+    /// One page of a category in one language, as planned: which page it is, the stories it shows (newest first),
+    /// where its pager leads, and the languages that have the same page. Nothing here depends on how many archive
+    /// pages there are, except the index's link to the newest one and the newest one's being the newest.
+    struct CategoryListing: Sendable {
+        var category: Category
+        var language: Language
+        var page: CategoryPage
+        var stories: ArraySlice<Int>
+        /// The page of newer stories (`rel="prev"`) and of older ones (`rel="next"`), when there is one.
+        var newer: CategoryPage?
+        var older: CategoryPage?
+        /// The languages that have this page: every language for the index, those with at least `k` archive
+        /// pages for archive page `k`.
+        var alternates: [Language]
     }
 
     public static func outputDirectory(for edition: Edition, requested: String?) -> String {
@@ -381,16 +396,15 @@ public enum SiteBuilder {
         return nil
     }
 
-    /// `keptGenerated`: the paths of the generated files (sitemaps, robots.txt) when the last build's are still
-    /// valid; nil to build their text.
-    /// Which stories each language lists, and in each category and language, the stories and the page count.
+    /// Which stories each language lists, and in each category and language the stories and the pages they fill.
     struct Listings {
         var available: [String: [Int]] = [:]
         var members: [String: [String: [Int]]] = [:]
-        var pageCounts: [String: [String: Int]] = [:]
+        let pageSize: Int
 
         init(stories: [Story], context: PageContext) {
             let config = context.config
+            pageSize = config.pageSize
             for (languagePlace, language) in config.languages.enumerated() {
                 let list = stories.indices.filter { context.hasPage(at: $0, languagePlace: languagePlace) }
                 available[language.code] = list
@@ -400,21 +414,66 @@ public enum SiteBuilder {
                 }
                 for (place, category) in config.categories.enumerated() {
                     members[language.code, default: [:]][category.slug] = byCategory[place]
-                    pageCounts[language.code, default: [:]][category.slug] = max(1, (byCategory[place].count + config.pageSize - 1) / config.pageSize)
                 }
             }
         }
 
+        /// The category's stories in `language`, newest first.
         func stories(_ language: Language, _ category: Category) -> [Int] { members[language.code]?[category.slug] ?? [] }
-        func pages(_ language: Language, _ category: Category) -> Int { pageCounts[language.code]?[category.slug] ?? 1 }
-        /// The languages in which a category has a page `page`.
-        func languages(_ category: Category, page: Int, in config: SiteConfig) -> [Language] {
-            config.languages.filter { pages($0, category) >= page }
+
+        /// How many archive pages the stories older than the index fill: ceil(max(0, n − size) / size).
+        func archivePages(_ language: Language, _ category: Category) -> Int {
+            let older = max(0, stories(language, category).count - pageSize)
+            return (older + pageSize - 1) / pageSize
+        }
+
+        /// The category's pages in `language`: the index, then the archive pages from the oldest.
+        func pages(_ language: Language, _ category: Category) -> [CategoryPage] {
+            [.index] + (0..<archivePages(language, category)).map { .archive($0 + 1) }
+        }
+
+        /// The stories `page` shows, newest first: the index the newest `pageSize`; archive page k the k-th
+        /// `pageSize` of the older ones counted from the oldest, so the newest archive page may hold fewer.
+        func stories(_ language: Language, _ category: Category, on page: CategoryPage) -> ArraySlice<Int> {
+            let all = stories(language, category)
+            switch page {
+            case .index:
+                return all.prefix(pageSize)
+            case .archive(let number):
+                guard number >= 1, number <= archivePages(language, category) else { return [] }
+                let end = all.count - (number - 1) * pageSize
+                return all[max(pageSize, end - pageSize)..<end]
+            }
+        }
+
+        /// The languages in which the category has `page`.
+        func languages(_ category: Category, page: CategoryPage, in config: SiteConfig) -> [Language] {
+            switch page {
+            case .index: return config.languages
+            case .archive(let number): return config.languages.filter { archivePages($0, category) >= number }
+            }
+        }
+
+        /// `page` as planned, with its pager: the index leads to the newest archive page; archive page k to k − 1
+        /// (older) and to k + 1 (newer), the newest archive page back to the index.
+        func listing(_ category: Category, _ language: Language, _ page: CategoryPage, in config: SiteConfig) -> CategoryListing {
+            let archive = archivePages(language, category)
+            let newer: CategoryPage?, older: CategoryPage?
+            switch page {
+            case .index:
+                (newer, older) = (nil, archive > 0 ? .archive(archive) : nil)
+            case .archive(let number):
+                (newer, older) = (number < archive ? .archive(number + 1) : .index, number > 1 ? .archive(number - 1) : nil)
+            }
+            return CategoryListing(category: category, language: language, page: page,
+                                   stories: stories(language, category, on: page), newer: newer, older: older,
+                                   alternates: languages(category, page: page, in: config))
         }
     }
 
     /// Every output except the sitemaps, news sitemaps and robots.txt (`generatedOutputs`): those are listed
-    /// here only when they are kept as the last build left them (`keptGenerated`).
+    /// here only when they are kept as the last build left them (`keptGenerated`: the paths of the generated
+    /// files when the last build's are still valid; nil to build their text).
     static func plan(stories: [Story], context: PageContext, now: Timestamp, keptGenerated: [String]? = nil) -> [Output] {
         let config = context.config
         var outputs: [Output] = []
@@ -426,14 +485,9 @@ public enum SiteBuilder {
             outputs.append(.front(language))
             for format in FeedFormat.allCases { outputs.append(.feed(.front, language, format)) }
             for category in config.categories {
-                let inCategory = listings.stories(language, category)
-                let pages = listings.pages(language, category)
                 for format in FeedFormat.allCases { outputs.append(.feed(.category(category), language, format)) }
-                for page in 1...pages {
-                    let start = min((page - 1) * config.pageSize, inCategory.count)
-                    let end = min(start + config.pageSize, inCategory.count)
-                    outputs.append(.category(category, language, page: page, pages: pages, stories: inCategory[start..<end],
-                                             alternates: listings.languages(category, page: page, in: config)))
+                for page in listings.pages(language, category) {
+                    outputs.append(.category(listings.listing(category, language, page, in: config)))
                 }
             }
         }
@@ -458,11 +512,9 @@ public enum SiteBuilder {
             sitemap.append(sitemapEntry(language, lastModified: newest(list.prefix(config.frontPageSize)),
                                         languages: config.languages, context: context, url: links.front))
             for category in config.categories {
-                let inCategory = listings.stories(language, category)
-                for page in 1...listings.pages(language, category) {
-                    let end = min(page * config.pageSize, inCategory.count)
-                    // A later page changes whenever a story above it arrives or changes: count them all.
-                    sitemap.append(sitemapEntry(language, lastModified: newest(inCategory[0..<end]),
+                for page in listings.pages(language, category) {
+                    // The index and each archive page hold their own stories (a full archive page keeps them).
+                    sitemap.append(sitemapEntry(language, lastModified: newest(listings.stories(language, category, on: page)),
                                                 languages: listings.languages(category, page: page, in: config),
                                                 context: context, url: { links.category(category, $0, page: page) }))
                 }
@@ -532,8 +584,8 @@ public enum SiteBuilder {
         switch output {
         case .story(let index, let language): return Permalinks.file(for: context.storyURL(at: index, language))
         case .front(let language): return Permalinks.file(for: links.front(language))
-        case .category(let category, let language, let page, _, _, _):
-            return Permalinks.file(for: links.category(category, language, page: page))
+        case .category(let listing):
+            return Permalinks.file(for: links.category(listing.category, listing.language, page: listing.page))
         case .feed(let scope, let language, let format): return links.feed(scope, language, format)
         case .generated(let file): return file.path
         case .keptGenerated(let path): return path
@@ -565,15 +617,22 @@ public enum SiteBuilder {
             digest.add("front")
             digest.add(language.code)
             for index in context.frontStories(language) { add(index) }
-        case .category(let category, let language, let page, let pages, let members, let alternates):
+        case .category(let listing):
+            // Everything the page shows: which page it is, where its pager leads, its languages and its stories.
             digest.add("category")
-            digest.add(category.slug)
-            digest.add(language.code)
-            digest.add(page)
-            digest.add(pages)
-            for other in alternates { digest.add(other.code) }
-            digest.add(members.count)
-            for index in members { add(index) }
+            digest.add(listing.category.slug)
+            digest.add(listing.language.code)
+            for page in [listing.page, listing.newer, listing.older] {
+                switch page {
+                case nil: digest.add(-1)
+                case .index?: digest.add(0)
+                case .archive(let number)?: digest.add(number)
+                }
+            }
+            digest.add(listing.alternates.count)
+            for other in listing.alternates { digest.add(other.code) }
+            digest.add(listing.stories.count)
+            for index in listing.stories { add(index) }
         case .feed(let scope, let language, let format):
             digest.add("feed")
             switch scope {
@@ -636,16 +695,20 @@ public enum SiteBuilder {
             let value = context.listPage(kind: "front", title: title,
                                          description: config.description[code: language.code] ?? "",
                                          language: language, relativeURL: links.front(language), url: links.front,
-                                         cards: Array(cards), category: nil, pagination: nil)
+                                         cards: Array(cards), category: nil, pager: nil)
             return (Permalinks.file(for: links.front(language)), try templates.renderBytes("front", value))
-        case .category(let category, let language, let page, let pages, let members, let alternates):
+        case .category(let listing):
+            let (category, language, page) = (listing.category, listing.language, listing.page)
             let relative = links.category(category, language, page: page)
+            var archivePage: Int?
+            if case .archive(let number) = page { archivePage = number }
             let value = context.listPage(
                 kind: "category", title: category.title(in: language), description: "",
                 language: language, relativeURL: relative, url: { links.category(category, $0, page: page) },
-                cards: members.map { context.card(stories[$0], language) }, category: category,
-                pagination: (page, pages, { links.category(category, language, page: $0) }),
-                alternateLanguages: alternates)
+                cards: listing.stories.map { context.card(stories[$0], language) }, category: category,
+                pager: (archivePage, listing.newer.map { links.category(category, language, page: $0) },
+                        listing.older.map { links.category(category, language, page: $0) }),
+                alternateLanguages: listing.alternates)
             return (Permalinks.file(for: relative), try templates.renderBytes("category", value))
         case .feed(let scope, let language, let format):
             let feed = try context.feed(scope, language, now: now, options: options)

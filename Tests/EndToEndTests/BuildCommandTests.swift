@@ -75,15 +75,21 @@ import TestSupport
     @Test func categoryPagesArePaginated() throws {
         let site = try BuildFixtures.site()
         _ = try newsgen(["build", "--drafts"], in: site, environment: BuildFixtures.now)
-        // Sports: quake (second category) + draft = 2 stories = 1 page of 2; World: quake + english-only.
+        // Sports: quake (second category) + draft = 2 stories = the index alone; World: quake + english-only.
         #expect(site.exists("site/en/sports/index.html"))
-        #expect(!site.exists("site/en/sports/page/2/index.html"))
+        #expect(!site.exists("site/en/sports/page/1/index.html"))
+        #expect(try !site.read("site/en/sports/index.html").contains("class=\"pager\""))
+        // An older story goes to the first archive page, whose "Newer" link leads back to the index.
         try site.write("content/sports/extra.md", "---\ncategory: Sports\npublished: 2026-11-01T09:00:00Z\ntitle: Extra\n---\nExtra.\n")
         _ = try newsgen(["build", "--drafts"], in: site, environment: BuildFixtures.now)
-        let second = try site.read("site/en/sports/page/2/index.html")
-        #expect(second.contains("Extra"))
-        #expect(second.contains("rel=\"prev\" href=\"/en/sports/\""))
-        #expect(try site.read("site/en/sports/index.html").contains("rel=\"next\" href=\"/en/sports/page/2/\""))
+        let archive = try site.read("site/en/sports/page/1/index.html")
+        #expect(archive.contains("Extra"))
+        #expect(archive.contains("rel=\"prev\" href=\"/en/sports/\""))
+        #expect(!archive.contains("rel=\"next\""))
+        #expect(!site.exists("site/en/sports/page/2/index.html"))
+        let index = try site.read("site/en/sports/index.html")
+        #expect(index.contains("rel=\"next\" href=\"/en/sports/page/1/\""))
+        #expect(!index.contains("Extra"))
     }
 
     @Test func rebuildRewritesNothingAndRemovesWhatLeft() throws {

@@ -12,6 +12,8 @@ import TestSupport
         /// Golden file name in Golden/pages/.
         var golden: String
         var language: String
+        /// Built from the fixture site with three older World stories (`withArchive`), which fill two archive pages.
+        var archive = false
         var testDescription: String { golden }
     }
 
@@ -22,13 +24,36 @@ import TestSupport
         Page(output: "en/index.html", golden: "en-front.html", language: "en"),
         // A category page: the two-category story and a card whose title falls back to English.
         Page(output: "fr/world/index.html", golden: "fr-category-world.html", language: "fr"),
+        // A category index with archive pages: its newest stories and the "Older" link to the newest archive page.
+        Page(output: "en/world/index.html", golden: "en-category-world-index.html", language: "en", archive: true),
+        // The oldest archive page: full, a "Newer" link to page 2, no "Older" link; its label in the title.
+        Page(output: "en/world/page/1/index.html", golden: "en-category-world-archive-1.html", language: "en", archive: true),
+        // The newest archive page (partial): "Newer" leads to the index, "Older" to page 1; French label.
+        Page(output: "fr/world/page/2/index.html", golden: "fr-category-world-archive-2.html", language: "fr", archive: true),
     ]
+
+    /// Three World stories older than the fixture's: World has five stories in English and French (page size 2),
+    /// so an index of two and archive pages of two (page 1) and one (page 2).
+    static let withArchive: [String: String] = {
+        var files = BuildFixtures.files
+        for day in 1...3 {
+            files["content/world/older-\(day).md"] = """
+            ---
+            category: World
+            published: 2026-11-0\(day)T09:00:00Z
+            title: { en: Older story \(day), fr: Article ancien \(day) }
+            ---
+            Body \(day).
+            """
+        }
+        return files
+    }()
 
     static let goldenFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Golden/pages")
 
-    static func build() throws -> TemporarySite {
-        let site = try BuildFixtures.site()
+    static func build(withArchive: Bool = false) throws -> TemporarySite {
+        let site = try TemporarySite(files: withArchive ? Self.withArchive : BuildFixtures.files)
         let result = try newsgen(["build"], in: site, environment: BuildFixtures.now)
         guard result.status == 0 else {
             throw BuildFailure(message: "newsgen build exited \(result.status): \(result.standardError)")
@@ -42,7 +67,7 @@ import TestSupport
     }
 
     @Test(arguments: pages) func pageMatchesItsGoldenFile(_ page: Page) throws {
-        let site = try Self.build()
+        let site = try Self.build(withArchive: page.archive)
         let html = try site.read("site/" + page.output)
         let problem = GoldenFile.problem(html, golden: Self.goldenFolder.appendingPathComponent(page.golden))
         #expect(problem == nil, "\(problem ?? "")")
@@ -51,7 +76,7 @@ import TestSupport
     /// The structural promises of every golden page, checked on the page itself so that a re-recorded golden
     /// file cannot quietly drop them.
     @Test(arguments: pages) func pageIsAccessible(_ page: Page) throws {
-        let site = try Self.build()
+        let site = try Self.build(withArchive: page.archive)
         let html = try site.read("site/" + page.output)
         #expect(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"\(page.language == "fr" ? "fr" : "en")\" dir=\"ltr\">\n"))
         #expect(occurrences(of: "<h1", in: html) == 1)

@@ -233,17 +233,25 @@ import TestSupport
         files["newsgen.yml"] = BuildFixtures.config + "\nmissing_language: skip\n"
         files["content/world/extra.md"] = "---\ncategory: World\npublished: 2026-11-01T09:00:00Z\ntitle: Extra\n---\nExtra.\n"
         let site = try Self.built(files)
-        // World in English: quake, english-only, extra = two pages; in French and Chinese one page.
-        let page = try site.read("site/en/world/page/2/index.html")
+        // World in English: quake, english-only, extra = the index and one archive page (extra); in French and
+        // Chinese the index alone.
+        let page = try site.read("site/en/world/page/1/index.html")
         #expect(!page.contains("hreflang=\"fr\""))
         #expect(!page.contains("hreflang=\"zh-Hans\""))
-        #expect(page.contains("<link rel=\"alternate\" hreflang=\"x-default\" href=\"https://news.example.com/en/world/page/2/\">"))
-        #expect(try site.read("site/sitemap.xml").contains("""
-            <loc>https://news.example.com/en/world/page/2/</loc>
-            <lastmod>2026-11-29T14:05:00Z</lastmod>
-            <xhtml:link rel="alternate" hreflang="en" href="https://news.example.com/en/world/page/2/"/>
-            <xhtml:link rel="alternate" hreflang="x-default" href="https://news.example.com/en/world/page/2/"/>
+        #expect(page.contains("<link rel=\"alternate\" hreflang=\"x-default\" href=\"https://news.example.com/en/world/page/1/\">"))
+        // The archive page's lastmod is its own story's (it holds its stories for good); the index's its newest.
+        let sitemap = try site.read("site/sitemap.xml")
+        #expect(sitemap.contains("""
+            <loc>https://news.example.com/en/world/page/1/</loc>
+            <lastmod>2026-11-01T09:00:00Z</lastmod>
+            <xhtml:link rel="alternate" hreflang="en" href="https://news.example.com/en/world/page/1/"/>
+            <xhtml:link rel="alternate" hreflang="x-default" href="https://news.example.com/en/world/page/1/"/>
           </url>
         """))
+        #expect(sitemap.contains("""
+            <loc>https://news.example.com/en/world/</loc>
+            <lastmod>2026-11-29T14:05:00Z</lastmod>
+        """))
+        #expect(!sitemap.contains("/world/page/2/"))
     }
 }
