@@ -77,15 +77,26 @@ enum FileSystem {
 
     /// The stamp of each of `paths` (relative to `directory`), in the given order: nil where there is no regular
     /// file (or, with `folders`, no folder). Looked up on every core.
+    /// Paths are looked up from the open folder (`fstatat`): no absolute path is built for each, and the kernel does
+    /// not walk the folder's own path again every time.
     static func stamps(of paths: [String], under directory: String, folders: Bool = false) -> [FileStamp?] {
         var found = [FileStamp?](repeating: nil, count: paths.count)
+        let root = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard root >= 0 else { return found }   // no folder: nothing in it
+        defer { close(root) }
         let chunk = 512
         found.withUnsafeMutableBufferPointer { buffer in
             nonisolated(unsafe) let slots = buffer   // each iteration writes its own slice
             DispatchQueue.concurrentPerform(iterations: (paths.count + chunk - 1) / chunk) { block in
                 for index in block * chunk..<min(paths.count, (block + 1) * chunk) {
-                    let path = paths[index].isEmpty ? directory : directory + "/" + paths[index]
-                    slots[index] = folders ? FileStamp.ofFolder(path) : FileStamp.of(path)
+                    var info = stat()
+                    // A folder's own stamp is its `lstat` (a link is not the folder); a file's follows links, as
+                    // `FileStamp.of` and `FileStamp.ofFolder` do.
+                    let flags = folders ? AT_SYMLINK_NOFOLLOW : 0
+                    let status = paths[index].isEmpty ? fstat(root, &info) : fstatat(root, paths[index], &info, flags)
+                    guard status == 0 else { continue }
+                    let kind = info.st_mode & S_IFMT
+                    if kind == (folders ? S_IFDIR : S_IFREG) { slots[index] = FileStamp(info) }
                 }
             }
         }

@@ -37,6 +37,30 @@ import Testing
         #expect(FileSystem.precedes(String("politics/vote.md".utf16.map { Character(UnicodeScalar($0)!) }), "world/a.md"))
     }
 
+    /// `stamps(of:under:)` answers as `FileStamp.of` (files, links followed) and `FileStamp.ofFolder` (folders, links
+    /// not followed) would for the joined paths.
+    @Test func stampsFromTheOpenFolderMatchStampsOfFullPaths() throws {
+        let root = temporaryFolder()
+        defer { FileSystem.removeTree(root) }
+        try FileSystem.createDirectories(root + "/en/2026/quake")
+        _ = try FileSystem.write(Array("page".utf8), to: root + "/en/2026/quake/index.html")
+        _ = try FileSystem.write(Array("top".utf8), to: root + "/index.html")
+        #expect(symlink(root + "/en/2026", root + "/folder-link") == 0)
+        #expect(symlink(root + "/index.html", root + "/file-link") == 0)
+        let paths = ["", "en", "en/2026/quake", "en/2026/quake/index.html", "index.html", "folder-link", "file-link",
+                     "missing", "en/missing/index.html"]
+        let files = FileSystem.stamps(of: paths, under: root)
+        let folders = FileSystem.stamps(of: paths, under: root, folders: true)
+        for (index, path) in paths.enumerated() {
+            let full = path.isEmpty ? root : root + "/" + path
+            #expect(files[index] == FileStamp.of(full), "\(path)")
+            #expect(folders[index] == FileStamp.ofFolder(full), "\(path)")
+        }
+        #expect(files[3] != nil && files[6] != nil && files[5] == nil)
+        #expect(folders[0] != nil && folders[2] != nil && folders[5] == nil && folders[3] == nil)
+        #expect(FileSystem.stamps(of: ["a"], under: root + "/none") == [nil])
+    }
+
     @Test func aNewFolderGetsTheWholeTreeAndNoStagingIsLeft() throws {
         let root = temporaryFolder()
         defer { FileSystem.removeTree(root) }
