@@ -413,6 +413,9 @@ struct StoryCache {
     static func encode(key: UInt64, entries: [(file: String, stamp: FileStamp, story: Story, written: ArraySlice<UInt8>?)]) -> [UInt8] {
         let trustedBefore = BuildCache.nowNanoseconds() - 2_000_000_000
         var writer = ByteWriter()
+        // Room for every entry at once (what was loaded, plus some for the ones encoded again) and the checksum:
+        // the 12 MB of a 10,000-story cache were otherwise copied each time the buffer grew.
+        writer.bytes.reserveCapacity(entries.reduce(64) { $0 + ($1.written?.count ?? 1024) + 8 })
         writer.u64(magic)
         writer.u64(key)
         writer.int(entries.count)
