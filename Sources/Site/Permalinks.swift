@@ -43,7 +43,7 @@ public struct Permalinks: Sendable {
     /// `story(story, language)` for each of `languages`, with the date worked out once (and written as bytes:
     /// a build makes this for every story).
     public func story(_ story: Story, in languages: [Language]) -> [String] {
-        let (y, m, d) = clock.localDate(story.published)
+        let (y, m, d) = date(of: story)
         guard (0...9999).contains(y) else {
             let tail = "/\(pad(y, 4))/\(pad(m))/\(pad(d))/\(story.slug)/"
             return languages.map { $0.pathSegment + tail }
@@ -73,6 +73,12 @@ public struct Permalinks: Sendable {
         }
     }
 
+    /// The date in a story's URL: its first publication as a reader in the site's time zone sees it. Also the
+    /// date of its feed ids and the month of the sitemap file that lists it.
+    public func date(of story: Story) -> (year: Int, month: Int, day: Int) {
+        clock.localDate(story.published)
+    }
+
     /// A feed of a language's front page or of one of its categories.
     public func feed(_ scope: FeedScope, _ language: Language, _ format: FeedFormat) -> String {
         switch scope {
@@ -98,7 +104,7 @@ public struct Permalinks: Sendable {
     /// first-publication date (the date in its URL), its `id` and the language. Editing the story, its
     /// title, `updated` or a correction never changes it.
     public func entryID(_ story: Story, _ language: Language) -> String {
-        let (y, m, d) = clock.localDate(story.published)
+        let (y, m, d) = date(of: story)
         let prefix = String(basePath.dropFirst())
         return "tag:\(host),\(pad(y, 4))-\(pad(m))-\(pad(d)):\(prefix)\(story.id)/\(language.code)"
     }
