@@ -7,8 +7,9 @@
 /// - `/index.html` (leads to the default language), `/404.html`, `/static/…`
 /// - `/{lang}/feed.xml` (RSS 2.0), `/{lang}/atom.xml` (Atom 1.0), `/{lang}/feed.json` (JSON Feed 1.1), and the
 ///   same three under `/{lang}/{category}/`
-/// - `/sitemap.xml` (a urlset, or an index of `/sitemap-{lang}.xml`, `/sitemap-{lang}-2.xml`, … past the
-///   protocol's limits), `/news-sitemap.xml` (Google News; `/news-sitemap-2.xml`, … past 1000), `/robots.txt`
+/// - `/sitemap.xml` (an index of `/sitemap-pages.xml` and one `/sitemap-{yyyy}-{mm}.xml` per month of the story
+///   URLs' dates, each split `-2`, `-3`, … past the protocol's limits), `/news-sitemap.xml` (Google News;
+///   `/news-sitemap-2.xml`, … past 1000), `/robots.txt`
 public struct Permalinks: Sendable {
     public let baseURL: String
     /// The path part of `base_url`, always starting and ending with "/" (`/` or `/news/`).

@@ -40,7 +40,7 @@ import TestSupport
     @Test func theArabicRightToLeftFixturePassesEveryValidator() throws {
         let result = try Self.validate(Self.arabicFixture)
         Self.expectValid(result)
-        // max_urls: 8 turns sitemap.xml into an index of sitemap-ar.xml, -ar-2, -en, -en-2.
+        // max_urls: 8 splits both files sitemap.xml names: sitemap-pages.xml, -pages-2, sitemap-2026-11.xml, -2026-11-2.
         #expect(result.standardOutput.contains("URLs in 4 sitemap file(s)"), "\(result.standardOutput)")
     }
 
@@ -192,7 +192,7 @@ import TestSupport
         #expect(page.contains("\"dateModified\": \"2026-11-29T16:30:00+01:00\""))
         #expect(page.contains("<meta property=\"article:modified_time\" content=\"2026-11-29T16:30:00+01:00\">"))
         #expect(page.contains("\"@type\": \"CorrectionComment\",\n    \"text\": \"The magnitude was first given as 7.4.\",\n    \"datePublished\": \"2026-11-29T16:30:00+01:00\""))
-        #expect(try site.read("site/sitemap.xml").contains("<loc>https://news.example.com/en/2026/11/29/quake/</loc>\n    <lastmod>2026-11-29T16:30:00+01:00</lastmod>"))
+        #expect(try site.read("site/sitemap-2026-11.xml").contains("<loc>https://news.example.com/en/2026/11/29/quake/</loc>\n    <lastmod>2026-11-29T16:30:00+01:00</lastmod>"))
         // The URL (first publication date) and the news sitemap's publication date do not move.
         #expect(try site.read("site/news-sitemap.xml").contains("<news:publication_date>2026-11-29T14:05:00Z</news:publication_date>"))
     }
@@ -238,7 +238,7 @@ import TestSupport
         #expect(!page.contains("hreflang=\"fr\""))
         #expect(!page.contains("hreflang=\"zh-Hans\""))
         #expect(page.contains("<link rel=\"alternate\" hreflang=\"x-default\" href=\"https://news.example.com/en/world/page/2/\">"))
-        #expect(try site.read("site/sitemap.xml").contains("""
+        #expect(try site.read("site/sitemap-pages.xml").contains("""
             <loc>https://news.example.com/en/world/page/2/</loc>
             <lastmod>2026-11-29T14:05:00Z</lastmod>
             <xhtml:link rel="alternate" hreflang="en" href="https://news.example.com/en/world/page/2/"/>
