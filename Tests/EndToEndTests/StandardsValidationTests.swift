@@ -35,13 +35,16 @@ import TestSupport
         // The sample has a draft and a future story, and three stories in the 48 hours before the clock.
         #expect(result.standardOutput.contains("2 draft/future stories, found in no output file"))
         #expect(result.standardOutput.contains("9 Google News entries in 1 file(s)"))
+        // All of its stories are from November 2026: sitemap.xml names sitemap-pages.xml and sitemap-2026-11.xml.
+        #expect(result.standardOutput.contains("URLs in 2 sitemap file(s)"), "\(result.standardOutput)")
     }
 
     @Test func theArabicRightToLeftFixturePassesEveryValidator() throws {
         let result = try Self.validate(Self.arabicFixture)
         Self.expectValid(result)
-        // max_urls: 8 splits both files sitemap.xml names: sitemap-pages.xml, -pages-2, sitemap-2026-11.xml, -2026-11-2.
-        #expect(result.standardOutput.contains("URLs in 4 sitemap file(s)"), "\(result.standardOutput)")
+        // sitemap.xml names sitemap-pages.xml and -pages-2 (max_urls: 8), sitemap-2026-11.xml and -2026-11-2, and
+        // sitemap-2026-10.xml (one story in October).
+        #expect(result.standardOutput.contains("24 URLs in 5 sitemap file(s)"), "\(result.standardOutput)")
     }
 
     @Test func aSiteUnderABasePathPassesToo() throws {
