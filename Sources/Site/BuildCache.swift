@@ -17,9 +17,9 @@ import Glibc
 ///   (the newsgen binary, config, theme, base URL, --drafts/--future, the hashes of the stories it shows, its
 ///   pagination, and "now" where a page depends on it), and the file's size and time after the build. An output
 ///   whose fingerprint is unchanged and whose file still has that size and time is neither rendered nor read.
-///   The generated files (sitemaps, news sitemaps, robots.txt) share one fingerprint of their inputs (every
-///   story's metadata in order and which stories are in the news window at "now"), kept with their paths: when it and
-///   every one of those files are unchanged, their text is not even built.
+///   The generated files (sitemaps, news sitemaps, robots.txt) are made in groups (the pages sitemap, each month's
+///   sitemap, the news sitemaps, the index with robots.txt), each with one fingerprint of its inputs, kept with its
+///   files' paths and `lastmod`s: a group whose fingerprint and files are unchanged is not even built.
 ///   The file is deleted before a build starts renaming files into place and written again after, so an
 ///   interrupted build leaves no cache (the next build is a full one). It is kept out of the output folder so
 ///   that it is never deployed and the output stays byte-identical between builds.
@@ -594,18 +594,21 @@ struct FolderStamps: Sendable, Equatable {
 }
 
 /// `<site>/.newsgen/build-…`: the fingerprint and file stamp of every output of the last build into one folder,
-/// and the fingerprint of the inputs of the generated files (sitemaps, news sitemaps, robots.txt) with their paths,
-/// so that a build whose generated files would be the same neither writes their text nor reads them.
+/// and for each group of generated files (sitemaps, news sitemaps, robots.txt) the fingerprint of its inputs with
+/// its files, so that a build in which a group would be the same neither writes its text nor reads it.
 struct OutputCache {
     struct Entry: Sendable {
         var fingerprint: UInt64
         var stamp: FileStamp
     }
 
-    /// The generated files of a build: the fingerprint of everything their text is made from, and their paths.
+    /// A group of generated files (`SiteBuilder.GeneratedGroup`): its name, the fingerprint of everything its text
+    /// is made from, and its files with the newest `lastmod` of each (nil for files that are not sitemaps, or
+    /// when no URL has one), which the index is made from.
     struct Generated: Sendable, Equatable {
+        var name: String
         var fingerprint: UInt64
-        var paths: [String]
+        var files: [SitemapFile]
     }
 
     /// What the last build was made from (`InputSnapshot.key` and the build's flags), when its output stays right
@@ -619,14 +622,14 @@ struct OutputCache {
 
     struct Contents: Sendable {
         var entries: [String: Entry] = [:]
-        var generated: Generated?
+        var generated: [Generated] = []
         var inputs: Inputs?
         /// Every folder that holds an entry ("" is the output folder itself) with its stamp after the build: a
         /// folder whose stamp is unchanged has had nothing added, removed or renamed in it since.
         var folders = FolderStamps()
     }
 
-    static let magic: UInt64 = 0x4E47_4F55_5450_5435   // "NGOUTPT5": folders sorted by path
+    static let magic: UInt64 = 0x4E47_4F55_5450_5436   // "NGOUTPT6": generated groups, folders sorted by path
 
     static func path(site: String, output: String) -> String {
         var digest = Digest()
@@ -646,11 +649,23 @@ struct OutputCache {
             guard let file = reader.string(), let fingerprint = reader.u64(), let stamp = FileStamp.read(&reader) else { return Contents() }
             entries[file] = Entry(fingerprint: fingerprint, stamp: stamp)
         }
-        guard let hasGenerated = reader.bool() else { return Contents() }
-        var generated: Generated?
-        if hasGenerated {
-            guard let fingerprint = reader.u64(), let paths = reader.strings() else { return Contents() }
-            generated = Generated(fingerprint: fingerprint, paths: paths)
+        guard let groupCount = reader.count() else { return Contents() }
+        var generated: [Generated] = []
+        generated.reserveCapacity(groupCount)
+        for _ in 0..<groupCount {
+            guard let name = reader.string(), let fingerprint = reader.u64(), let fileCount = reader.count() else { return Contents() }
+            var files: [SitemapFile] = []
+            files.reserveCapacity(fileCount)
+            for _ in 0..<fileCount {
+                guard let path = reader.string(), let dated = reader.bool() else { return Contents() }
+                var lastModified: Timestamp?
+                if dated {
+                    guard let value = reader.timestamp() else { return Contents() }
+                    lastModified = value
+                }
+                files.append(SitemapFile(path: path, lastModified: lastModified))
+            }
+            generated.append(Generated(name: name, fingerprint: fingerprint, files: files))
         }
         guard let hasInputs = reader.bool() else { return Contents() }
         var inputs: Inputs?
@@ -671,7 +686,7 @@ struct OutputCache {
         return Contents(entries: entries, generated: generated, inputs: inputs, folders: folders)
     }
 
-    static func save(site: String, output: String, entries: [(String, Entry)], generated: Generated?,
+    static func save(site: String, output: String, entries: [(String, Entry)], generated: [Generated],
                      inputs: Inputs?, folders: FolderStamps) {
         var writer = ByteWriter()
         writer.u64(magic)
@@ -682,10 +697,16 @@ struct OutputCache {
             writer.u64(entry.fingerprint)
             entry.stamp.write(&writer)
         }
-        writer.bool(generated != nil)
-        if let generated {
-            writer.u64(generated.fingerprint)
-            writer.strings(generated.paths)
+        writer.int(generated.count)
+        for group in generated {
+            writer.string(group.name)
+            writer.u64(group.fingerprint)
+            writer.int(group.files.count)
+            for file in group.files {
+                writer.string(file.path)
+                writer.bool(file.lastModified != nil)
+                if let lastModified = file.lastModified { writer.timestamp(lastModified) }
+            }
         }
         writer.bool(inputs != nil)
         if let inputs {

@@ -8,8 +8,9 @@
 /// - `/index.html` (leads to the default language), `/404.html`, `/static/…`
 /// - `/{lang}/feed.xml` (RSS 2.0), `/{lang}/atom.xml` (Atom 1.0), `/{lang}/feed.json` (JSON Feed 1.1), and the
 ///   same three under `/{lang}/{category}/`
-/// - `/sitemap.xml` (a urlset, or an index of `/sitemap-{lang}.xml`, `/sitemap-{lang}-2.xml`, … past the
-///   protocol's limits), `/news-sitemap.xml` (Google News; `/news-sitemap-2.xml`, … past 1000), `/robots.txt`
+/// - `/sitemap.xml` (an index of `/sitemap-pages.xml` and one `/sitemap-{yyyy}-{mm}.xml` per month of the story
+///   URLs' dates, each split `-2`, `-3`, … past the protocol's limits), `/news-sitemap.xml` (Google News;
+///   `/news-sitemap-2.xml`, … past 1000), `/robots.txt`
 /// A page of a category in one language. The index shows the newest `page_size` stories; the older ones are on
 /// archive pages numbered from the oldest (`archive(1)` holds the oldest `page_size`, the newest archive page may
 /// be partial), so a full archive page keeps its stories while stories are only added.
@@ -55,7 +56,7 @@ public struct Permalinks: Sendable {
     /// `story(story, language)` for each of `languages`, with the date worked out once (and written as bytes:
     /// a build makes this for every story).
     public func story(_ story: Story, in languages: [Language]) -> [String] {
-        let (y, m, d) = clock.localDate(story.published)
+        let (y, m, d) = date(of: story)
         guard (0...9999).contains(y) else {
             let tail = "/\(pad(y, 4))/\(pad(m))/\(pad(d))/\(story.slug)/"
             return languages.map { $0.pathSegment + tail }
@@ -85,6 +86,12 @@ public struct Permalinks: Sendable {
         }
     }
 
+    /// The date in a story's URL: its first publication as a reader in the site's time zone sees it. Also the
+    /// date of its feed ids and the month of the sitemap file that lists it.
+    public func date(of story: Story) -> (year: Int, month: Int, day: Int) {
+        clock.localDate(story.published)
+    }
+
     /// A feed of a language's front page or of one of its categories.
     public func feed(_ scope: FeedScope, _ language: Language, _ format: FeedFormat) -> String {
         switch scope {
@@ -110,7 +117,7 @@ public struct Permalinks: Sendable {
     /// first-publication date (the date in its URL), its `id` and the language. Editing the story, its
     /// title, `updated` or a correction never changes it.
     public func entryID(_ story: Story, _ language: Language) -> String {
-        let (y, m, d) = clock.localDate(story.published)
+        let (y, m, d) = date(of: story)
         let prefix = String(basePath.dropFirst())
         return "tag:\(host),\(pad(y, 4))-\(pad(m))-\(pad(d)):\(prefix)\(story.id)/\(language.code)"
     }

@@ -38,11 +38,12 @@ public enum SiteBuilder {
         case front(Language)
         case category(CategoryListing)
         case feed(FeedScope, Language, FeedFormat)
-        /// Sitemaps and robots.txt: small, written while planning (their split depends on their size).
-        case generated(GeneratedFile)
-        /// A generated file that the last build wrote from the same inputs and that is still as it left it: its
-        /// text is neither built nor read (only its path is known).
-        case keptGenerated(String)
+        /// A sitemap, news sitemap or robots.txt, built on another thread while the pages render (a file's split
+        /// depends on its size). `inputs`: the fingerprint of its group (`GeneratedGroup`).
+        case generated(GeneratedFile, inputs: UInt64)
+        /// A generated file whose group the last build made from the same inputs and which is still as it left
+        /// it: its text is neither built nor read (only its path is known).
+        case keptGenerated(String, inputs: UInt64)
         case root
         case notFound
         case staticFile(String)
@@ -122,29 +123,19 @@ public enum SiteBuilder {
         base.add(options.filter.includeDrafts)
         base.add(options.filter.includeFuture)
         let baseFingerprint = base.value
-        // The sitemaps, news sitemaps and robots.txt are made from every story: when none of their inputs changed
-        // and the files are as the last build left them, their text is not built at all.
-        let generatedInputs = generatedFingerprint(stories: stories, base: baseFingerprint, now: now)
-        var keptGenerated: [String]?
-        if let group = cached.generated, group.fingerprint == generatedInputs, !group.paths.isEmpty,
-           group.paths.allSatisfy({ path in
-               guard let entry = previous[path] else { return false }
-               return entry.fingerprint == generatedFileFingerprint(path, inputs: generatedInputs)
-                   && isAsCached(path, entry)
-           }) {
-            keptGenerated = group.paths
-        }
-        let pages = plan(stories: stories, context: context, now: now, keptGenerated: keptGenerated)
-        // The sitemaps, news sitemaps and robots.txt are built from every page of the site: on another thread while
-        // the pages render, rather than on one core before.
-        let generatedFiles = Mutex<[Output]>([])
+        // The sitemaps, news sitemaps and robots.txt, in groups: on another thread while the pages render. A group
+        // whose inputs are unchanged and whose files are as the last build left them is kept without being built.
+        let generatedFiles = Mutex<(outputs: [Output], groups: [OutputCache.Generated])>(([], []))
         let generating = DispatchGroup()
-        if keptGenerated == nil {
-            DispatchQueue.global().async(group: generating) {
-                let files = generatedOutputs(stories: stories, context: context, now: now)
-                generatedFiles.withLock { $0 = files }
+        DispatchQueue.global().async(group: generating) {
+            let result = generatedOutputs(stories: stories, context: context, base: baseFingerprint, now: now,
+                                          cached: cached.generated) { path, fingerprint in
+                guard let entry = previous[path] else { return false }
+                return entry.fingerprint == fingerprint && isAsCached(path, entry)
             }
+            generatedFiles.withLock { $0 = result }
         }
+        let pages = plan(stories: stories, context: context, now: now)
         let pagePaths = pages.map { path($0, stories: stories, context: context) }
         writer.expect(pagePaths.count + 64)   // the pages, and the sitemaps and robots.txt made meanwhile
         let known = Mutex<[FileStamp?]>([FileStamp?](repeating: nil, count: pages.count))
@@ -156,8 +147,7 @@ public enum SiteBuilder {
         /// stages it: its fingerprint, and the stamp of the file when it was kept.
         @Sendable func produce(_ output: Output, _ path: String, _ loaded: inout (index: Int, story: Story)?) throws
             -> (fingerprint: UInt64, kept: FileStamp?) {
-            let fingerprint = self.fingerprint(output, stories: stories, context: context,
-                                               base: baseFingerprint, generatedInputs: generatedInputs, now: now)
+            let fingerprint = self.fingerprint(output, stories: stories, context: context, base: baseFingerprint, now: now)
             if let entry = previous[path], entry.fingerprint == fingerprint, isAsCached(path, entry) {
                 return (fingerprint, entry.stamp)
             }
@@ -207,7 +197,7 @@ public enum SiteBuilder {
             progress?(finished, pages.count)
         }
         generating.wait()
-        let generated = generatedFiles.withLock { $0 }
+        let (generated, generatedGroups) = generatedFiles.withLock { $0 }
         let outputs = pages + generated
         let paths = pagePaths + generated.map { path($0, stories: stories, context: context) }
         ProcessExit.keep((context, pages, paths, existing, writer))   // tables of 30,000 strings: freed by the exit
@@ -235,7 +225,7 @@ public enum SiteBuilder {
                 inputs = old   // the same output since the earlier time: the cache need not be written again
             }
             let untouched = rendered.load(ordering: .relaxed) == 0 && previous.count == outputs.count
-                && inputs == cached.inputs
+                && inputs == cached.inputs && generatedGroups == cached.generated
             // No cache while files are being replaced: an interrupted commit leads to a full build next time.
             if !untouched { OutputCache.remove(site: edition.directory, output: output) }
             let summary = try writer.commit(existing: listed.map(\.path))
@@ -274,11 +264,8 @@ public enum SiteBuilder {
             }
             let rechecked = Array(recheck)
             let folders = folderStamps.updated(with: Array(zip(rechecked, FileSystem.stamps(of: rechecked, under: output, folders: true))))
-            let generatedPaths = outputs.indices.filter { outputs[$0].isGenerated }.map { paths[$0] }
-            OutputCache.save(site: edition.directory, output: output, entries: entries,
-                             generated: OutputCache.Generated(fingerprint: generatedInputs, paths: generatedPaths),
-                             inputs: inputs,
-                             folders: folders)
+            OutputCache.save(site: edition.directory, output: output, entries: entries, generated: generatedGroups,
+                             inputs: inputs, folders: folders)
             return BuildReport(stories: stories.count, pages: outputs.count, written: summary.written,
                                unchanged: summary.unchanged, removed: summary.removed, output: output)
         } catch {
@@ -471,10 +458,8 @@ public enum SiteBuilder {
         }
     }
 
-    /// Every output except the sitemaps, news sitemaps and robots.txt (`generatedOutputs`): those are listed
-    /// here only when they are kept as the last build left them (`keptGenerated`: the paths of the generated
-    /// files when the last build's are still valid; nil to build their text).
-    static func plan(stories: [Story], context: PageContext, now: Timestamp, keptGenerated: [String]? = nil) -> [Output] {
+    /// Every output except the sitemaps, news sitemaps and robots.txt (`generatedOutputs`).
+    static func plan(stories: [Story], context: PageContext, now: Timestamp) -> [Output] {
         let config = context.config
         var outputs: [Output] = []
         for index in stories.indices {
@@ -491,91 +476,10 @@ public enum SiteBuilder {
                 }
             }
         }
-        for path in keptGenerated ?? [] { outputs.append(.keptGenerated(path)) }
         outputs.append(.root)
         outputs.append(.notFound)
         for file in context.edition.theme.staticFiles { outputs.append(.staticFile(file)) }
         return outputs
-    }
-
-    /// The sitemaps, news sitemaps and robots.txt, with their text: every page of the site in every language.
-    static func generatedOutputs(stories: [Story], context: PageContext, now: Timestamp) -> [Output] {
-        let config = context.config
-        let links = context.links
-        let listings = Listings(stories: stories, context: context)
-        func newest(_ indices: ArraySlice<Int>) -> Timestamp? {
-            indices.map { stories[$0].lastModified }.max()
-        }
-        var sitemap: [SitemapEntry] = []
-        for language in config.languages {
-            let list = listings.available[language.code] ?? []
-            sitemap.append(sitemapEntry(language, lastModified: newest(list.prefix(config.frontPageSize)),
-                                        languages: config.languages, context: context, url: links.front))
-            for category in config.categories {
-                for page in listings.pages(language, category) {
-                    // The index and each archive page hold their own stories (a full archive page keeps them).
-                    sitemap.append(sitemapEntry(language, lastModified: newest(listings.stories(language, category, on: page)),
-                                                languages: listings.languages(category, page: page, in: config),
-                                                context: context, url: { links.category(category, $0, page: page) }))
-                }
-            }
-            for index in list {
-                sitemap.append(sitemapEntry(language, lastModified: stories[index].lastModified,
-                                            languages: context.pageLanguages(at: index),
-                                            context: context, url: { context.storyURL(at: index, $0) }))
-            }
-        }
-        var outputs: [Output] = []
-        appendGenerated(to: &outputs, sitemap: sitemap, stories: stories, context: context, now: now)
-        return outputs
-    }
-
-    /// Builds the text of the sitemaps, news sitemaps and robots.txt.
-    static func appendGenerated(to outputs: inout [Output], sitemap: [SitemapEntry], stories: [Story],
-                                context: PageContext, now: Timestamp) {
-        let config = context.config
-        let links = context.links
-        var news: [NewsSitemapEntry] = []
-        for (index, story) in stories.enumerated() where NewsSitemap.isRecent(story.published, now: now) {
-            // Only pages written in their language: a fallback page is not news in that language.
-            for language in context.pageLanguages(at: index) where story.bodies[language.code] != nil {
-                news.append(NewsSitemapEntry(loc: links.absolute(context.storyURL(at: index, language)),
-                                             publicationName: config.publisherName(language),
-                                             language: language.newsLanguage, published: story.published,
-                                             title: context.localized(story.titles, language)?.0 ?? story.id))
-            }
-        }
-        let sitemapFiles = Sitemap.files(sitemap, languages: config.languages, links: links, maxURLs: config.sitemaps.maxURLs)
-        let newsFiles = NewsSitemap.files(news, now: now)
-        for file in sitemapFiles + newsFiles { outputs.append(.generated(file)) }
-        outputs.append(.generated(Robots.file(sitemaps: [Sitemap.indexFile] + newsFiles.map(\.path), links: links)))
-    }
-
-    /// A hash of everything the generated files (sitemaps, news sitemaps, robots.txt) are made from: `base` (the
-    /// binary, config, theme, base URL, flags), every story shown in order with all its metadata (its
-    /// `metadataHash`: everything but the bodies' text, which no generated file shows; the languages that have a
-    /// body are included), and which stories are in the Google News window at `now`. An edit of a story's body
-    /// alone leaves it unchanged.
-    static func generatedFingerprint(stories: [Story], base: UInt64, now: Timestamp) -> UInt64 {
-        var digest = Digest()
-        digest.add(base)
-        digest.add("generated files")
-        digest.add(stories.count)
-        for story in stories {
-            if story.metadataHash == 0 { digest.add(UInt64.random(in: 0...UInt64.max)) }   // unknown: always build
-            digest.add(story.metadataHash)
-            digest.add(NewsSitemap.isRecent(story.published, now: now))
-        }
-        return digest.value
-    }
-
-    /// The fingerprint of one generated file: its path and the inputs of all generated files.
-    static func generatedFileFingerprint(_ path: String, inputs: UInt64) -> UInt64 {
-        var digest = Digest()
-        digest.add("generated")
-        digest.add(path)
-        digest.add(inputs)
-        return digest.value
     }
 
     /// The file an output is written to, relative to the output folder (the same path `render` returns).
@@ -587,8 +491,8 @@ public enum SiteBuilder {
         case .category(let listing):
             return Permalinks.file(for: links.category(listing.category, listing.language, page: listing.page))
         case .feed(let scope, let language, let format): return links.feed(scope, language, format)
-        case .generated(let file): return file.path
-        case .keptGenerated(let path): return path
+        case .generated(let file, _): return file.path
+        case .keptGenerated(let path, _): return path
         case .root: return "index.html"
         case .notFound: return "404.html"
         case .staticFile(let file): return "static/" + file
@@ -598,11 +502,10 @@ public enum SiteBuilder {
     /// A hash of everything an output is rendered from. `base` covers the binary, config, theme, base URL and
     /// the build's flags; a story is represented by its source path and the hash of its file's bytes, which
     /// cover everything about it. Two builds that compute the same fingerprint for an output write the same bytes.
-    static func fingerprint(_ output: Output, stories: [Story], context: PageContext, base: UInt64,
-                            generatedInputs: UInt64, now: Timestamp) -> UInt64 {
+    static func fingerprint(_ output: Output, stories: [Story], context: PageContext, base: UInt64, now: Timestamp) -> UInt64 {
         switch output {
-        case .generated(let file): return generatedFileFingerprint(file.path, inputs: generatedInputs)
-        case .keptGenerated(let path): return generatedFileFingerprint(path, inputs: generatedInputs)
+        case .generated(let file, let inputs): return generatedFileFingerprint(file.path, inputs: inputs)
+        case .keptGenerated(let path, let inputs): return generatedFileFingerprint(path, inputs: inputs)
         default: break
         }
         var digest = Digest()
@@ -659,19 +562,6 @@ public enum SiteBuilder {
         return digest.value
     }
 
-    /// A page in the sitemap with its versions in `languages` (itself included) and `x-default` (the
-    /// default language's version) when there is one: the same set the page's own `<link>` tags list.
-    static func sitemapEntry(_ language: Language, lastModified: Timestamp?, languages: [Language], context: PageContext,
-                             url: (Language) -> String) -> SitemapEntry {
-        let links = context.links
-        var alternates = languages.map { (hreflang: $0.code, href: links.absolute(url($0))) }
-        if languages.contains(context.config.defaultLanguage) {
-            alternates.append((hreflang: "x-default", href: links.absolute(url(context.config.defaultLanguage))))
-        }
-        return SitemapEntry(language: language, loc: links.absolute(url(language)), lastModified: lastModified,
-                            alternates: alternates)
-    }
-
     /// The file an output becomes. `loaded` keeps the last story whose bodies were read, for its next page.
     static func render(_ output: Output, stories: [Story], context: PageContext, now: Timestamp,
                        options: MarkdownOptions, loaded: inout (index: Int, story: Story)?) throws -> (String, [UInt8]) {
@@ -713,9 +603,9 @@ public enum SiteBuilder {
         case .feed(let scope, let language, let format):
             let feed = try context.feed(scope, language, now: now, options: options)
             return (links.feed(scope, language, format), Array(FeedWriter.write(feed, as: format).utf8))
-        case .generated(let file):
+        case .generated(let file, _):
             return (file.path, file.utf8)
-        case .keptGenerated(let path):
+        case .keptGenerated(let path, _):
             // Never reached: a kept file passed the same cache check before planning.
             throw FileSystem.Failure(path: path, reason: "the build cache changed during the build; build again")
         case .root, .notFound:
@@ -744,10 +634,4 @@ public enum SiteBuilder {
 
 extension SiteBuilder.Output {
     var isRoot: Bool { if case .root = self { return true } else { return false } }
-    var isGenerated: Bool {
-        switch self {
-        case .generated, .keptGenerated: return true
-        default: return false
-        }
-    }
 }

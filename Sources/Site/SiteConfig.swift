@@ -59,7 +59,7 @@ public struct PublisherSettings: Sendable, Hashable {
 
 /// Sitemaps (the `sitemaps:` section of newsgen.yml).
 public struct SitemapSettings: Sendable, Hashable {
-    /// The protocol allows 50,000 URLs and 50 MB per file; past either, sitemap.xml becomes an index.
+    /// The protocol allows 50,000 URLs and 50 MB per file; past either, a sitemap file is split in several.
     public static let protocolMaxURLs = 50_000
     public static let protocolMaxBytes = 50 * 1024 * 1024
     public var maxURLs = protocolMaxURLs

@@ -35,21 +35,42 @@ public struct GeneratedFile: Sendable, Hashable {
     }
 }
 
+/// A sitemap file as `sitemap.xml` names it: its path and the newest `lastmod` of its URLs (nil when none has one).
+public struct SitemapFile: Sendable, Hashable {
+    public var path: String
+    public var lastModified: Timestamp?
+
+    public init(path: String, lastModified: Timestamp?) {
+        self.path = path
+        self.lastModified = lastModified
+    }
+}
+
 /// The XML sitemap (sitemaps.org 0.9 with `xhtml:link` alternates).
 ///
-/// Everything fits in one file: `sitemap.xml` is a `urlset`. Past `maxURLs` URLs or `maxBytes` bytes it is a
-/// `sitemapindex` naming one file per language (`sitemap-en.xml`), each split again (`sitemap-en-2.xml`, …)
-/// when one language alone is past a limit.
+/// `sitemap.xml` is always a `sitemapindex`. It names `sitemap-pages.xml` (front and category pages), then one
+/// file per month of the story URLs' dates, newest month first (`sitemap-2026-11.xml`: the story pages of the
+/// stories first published that month), so that a new story changes only its month's file, the pages file and
+/// the index. A file past `maxURLs` URLs or `maxBytes` bytes is split again: `sitemap-2026-11-2.xml`, …
 public enum Sitemap {
     public static let namespace = "http://www.sitemaps.org/schemas/sitemap/0.9"
     public static let xhtmlNamespace = "http://www.w3.org/1999/xhtml"
     public static let indexFile = "sitemap.xml"
+    /// The name (without `.xml`) of the file of front and category pages.
+    public static let pagesName = "sitemap-pages"
 
-    public static func files(_ entries: [SitemapEntry], languages: [Language], links: Permalinks,
-                             maxURLs: Int = SitemapSettings.protocolMaxURLs,
-                             maxBytes: Int = SitemapSettings.protocolMaxBytes) -> [GeneratedFile] {
-        // Every entry's `<url>` element, one after the other in one buffer (a sitemap of 10,000 stories in three
-        // languages is about 20 MB: built as bytes, not as 30,000 Strings joined).
+    /// The name (without `.xml`) of the file of the stories whose URL date is in `month` of `year`.
+    public static func monthName(year: Int, month: Int) -> String {
+        "sitemap-\(pad(year, 4))-\(pad(month))"
+    }
+
+    /// The `urlset` files of `entries`, in order: `name.xml`, and past a limit `name-2.xml`, `name-3.xml`, …, each
+    /// with the newest `lastmod` of its entries. Always one file, empty when there is no entry.
+    public static func urlsets(_ entries: [SitemapEntry], name: String,
+                               maxURLs: Int = SitemapSettings.protocolMaxURLs,
+                               maxBytes: Int = SitemapSettings.protocolMaxBytes) -> [(file: GeneratedFile, lastModified: Timestamp?)] {
+        // Every entry's `<url>` element, one after the other in one buffer (a month of a big site is megabytes:
+        // built as bytes, not as thousands of Strings joined).
         var buffer: [UInt8] = []
         buffer.reserveCapacity(entries.count * 600)
         var ends: [Int] = []
@@ -61,55 +82,42 @@ public enum Sitemap {
         func fragmentRange(_ item: Int) -> Range<Int> { (item == 0 ? 0 : ends[item - 1])..<ends[item] }
         let header = Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"\(namespace)\" xmlns:xhtml=\"\(xhtmlNamespace)\">\n".utf8)
         let footer = Array("</urlset>\n".utf8)
-        func urlset(_ items: [Int]) -> [UInt8] {
+        // Consecutive runs of entries, each within both limits (an entry alone past `maxBytes` still gets a file).
+        var chunks: [Range<Int>] = []
+        var start = 0
+        var size = header.count + footer.count
+        for item in entries.indices {
+            let length = fragmentRange(item).count
+            if item > start && (item - start >= maxURLs || size + length > maxBytes) {
+                chunks.append(start..<item)
+                start = item
+                size = header.count + footer.count
+            }
+            size += length
+        }
+        chunks.append(start..<entries.count)
+        return chunks.enumerated().map { number, chunk in
+            let bytes = chunk.isEmpty ? 0..<0 : fragmentRange(chunk.lowerBound).lowerBound..<fragmentRange(chunk.upperBound - 1).upperBound
             var file = header
-            file.reserveCapacity(header.count + footer.count + items.reduce(0) { $0 + fragmentRange($1).count })
-            buffer.withUnsafeBufferPointer { all in
-                for item in items { file.append(contentsOf: UnsafeBufferPointer(rebasing: all[fragmentRange(item)])) }
-            }
+            file.reserveCapacity(header.count + bytes.count + footer.count)
+            file += buffer[bytes]
             file += footer
-            return file
+            let path = name + (number == 0 ? "" : "-\(number + 1)") + ".xml"
+            return (GeneratedFile(path: path, utf8: file), entries[chunk].compactMap(\.lastModified).max())
         }
-        if entries.count <= maxURLs && header.count + buffer.count + footer.count <= maxBytes {
-            var file = header
-            file.reserveCapacity(header.count + buffer.count + footer.count)
-            file += buffer
-            file += footer
-            return [GeneratedFile(path: indexFile, utf8: file)]
-        }
-        var files: [GeneratedFile] = []
-        var index: [(loc: String, lastModified: Timestamp?)] = []
-        for language in languages {
-            let mine = entries.indices.filter { entries[$0].language == language }
-            var chunks: [[Int]] = []
-            var current: [Int] = []
-            var size = header.count + footer.count
-            for item in mine {
-                let length = fragmentRange(item).count
-                if !current.isEmpty && (current.count >= maxURLs || size + length > maxBytes) {
-                    chunks.append(current)
-                    current = []
-                    size = header.count + footer.count
-                }
-                current.append(item)
-                size += length
-            }
-            if !current.isEmpty { chunks.append(current) }
-            for (number, chunk) in chunks.enumerated() {
-                let path = "sitemap-\(language.pathSegment)" + (number == 0 ? "" : "-\(number + 1)") + ".xml"
-                files.append(GeneratedFile(path: path, utf8: urlset(chunk)))
-                index.append((links.absolute(path), chunk.compactMap { entries[$0].lastModified }.max()))
-            }
-        }
+    }
+
+    /// `sitemap.xml`: a `sitemapindex` naming `files` in their order, each with its `lastmod` when it has one.
+    public static func index(_ files: [SitemapFile], links: Permalinks) -> GeneratedFile {
         var xml = XMLWriter()
         xml.open("sitemapindex", [("xmlns", namespace)])
-        for (loc, lastModified) in index {
+        for file in files {
             xml.open("sitemap")
-            xml.element("loc", text: loc)
-            if let lastModified { xml.element("lastmod", text: lastModified.rfc3339) }
+            xml.element("loc", text: links.absolute(file.path))
+            if let lastModified = file.lastModified { xml.element("lastmod", text: lastModified.rfc3339) }
             xml.close()
         }
-        return [GeneratedFile(path: indexFile, text: xml.finish())] + files
+        return GeneratedFile(path: indexFile, text: xml.finish())
     }
 
     /// One `<url>` element, indented for its place inside `<urlset>`.

@@ -57,7 +57,7 @@ import TestSupport
         let site = try Self.site(count: count, size: size)
         _ = try Self.build(site)
         let archive = (max(0, count - size) + size - 1) / size
-        let sitemap = try site.read("site/sitemap.xml")
+        let sitemap = try site.read("site/sitemap-pages.xml")
         for (language, category, label, siteTitle) in [("en", "World", "Archive page", "Test News"),
                                                    ("fr", "Monde", "Archives, page", "Les Nouvelles Test")] {
             let folder = "site/\(language)/world/"

@@ -298,6 +298,126 @@ struct FixtureError: Error { var message: String }
         #expect(again.contains(", 0 written, ") && again.contains(", 0 removed "), "\(again)")
     }
 
+    /// The fixture site with stories in three months: September and October 2026 besides November's.
+    static func threeMonthSite() throws -> TemporarySite {
+        var files = BuildFixtures.files
+        files["content/world/2026-10-05-harbour.md"] = """
+        ---
+        category: World
+        published: 2026-10-05T08:00:00Z
+        title: { en: The harbour reopens, fr: Le port rouvre }
+        ---
+        <!-- lang: en -->
+        The harbour reopened.
+
+        <!-- lang: fr -->
+        Le port a rouvert.
+        """
+        files["content/sports/2026-09-12-derby.md"] = """
+        ---
+        category: Sports
+        published: 2026-09-12T18:00:00Z
+        title: { en: The derby, fr: Le derby }
+        ---
+        <!-- lang: en -->
+        The derby was a draw.
+        """
+        return try TemporarySite(files: files)
+    }
+
+    /// Inode and modification time of output files: the same pair means the file was not written again.
+    static func stamps(_ site: TemporarySite, _ files: [String]) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for file in files {
+            let attributes = try FileManager.default.attributesOfItem(atPath: site.path + "/site/" + file)
+            let inode = attributes[.systemFileNumber] as? NSNumber
+            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970
+            result[file] = "\(inode?.uint64Value ?? 0) \(modified ?? 0)"
+        }
+        return result
+    }
+
+    /// The sitemap files of the output folder's root that differ between two trees.
+    static func sitemapChanges(_ changed: Set<String>) -> Set<String> {
+        changed.filter { !$0.contains("/") && ($0.hasPrefix("sitemap") || $0.hasPrefix("news-sitemap") || $0 == "robots.txt") }
+    }
+
+    /// Builds after `edit` and checks the incremental build against a clean one; the files that changed.
+    static func rebuild(_ site: TemporarySite, after edit: (TemporarySite) throws -> Void) throws -> Set<String> {
+        let before = Self.tree(site, "site")
+        try edit(site)
+        let summary = try Self.build(site)
+        let incremental = Self.tree(site, "site")
+        _ = try Self.build(site, ["--clean", "--output", "reference"])
+        let different = Self.difference(incremental, Self.tree(site, "reference"))
+        #expect(different.isEmpty, "differs from a clean build in \(different.sorted())")
+        let changed = Self.difference(before, incremental)
+        let counts = try #require(Self.counts(summary), "\(summary)")
+        #expect(counts.written + counts.removed == changed.count, "\(summary) but \(changed.count) files changed: \(changed.sorted())")
+        return changed
+    }
+
+    /// A new story rewrites only the sitemap files that list it: its month's, the pages file (its category pages
+    /// and front pages), the index (their lastmods) and the news sitemap (it is recent). The other months' files
+    /// are left as they are, not even written again with the same bytes.
+    @Test func aNewStoryRewritesOnlyTheSitemapFilesThatListIt() throws {
+        let site = try Self.threeMonthSite()
+        _ = try Self.build(site)
+        let sitemaps = Self.sitemapChanges(Set(Self.tree(site, "site").keys))
+        #expect(sitemaps == ["sitemap.xml", "sitemap-pages.xml", "sitemap-2026-11.xml", "sitemap-2026-10.xml", "sitemap-2026-09.xml",
+                             "news-sitemap.xml", "robots.txt"])
+        let index = try site.read("site/sitemap.xml")
+        let named = index.components(separatedBy: "<loc>").dropFirst().map { String($0.prefix { $0 != "<" }) }
+        #expect(named == ["sitemap-pages.xml", "sitemap-2026-11.xml", "sitemap-2026-10.xml", "sitemap-2026-09.xml"]
+            .map { "https://news.example.com/" + $0 })
+        let untouched = ["sitemap-2026-10.xml", "sitemap-2026-09.xml", "robots.txt"]
+        let stamps = try Self.stamps(site, untouched)
+        let changed = try Self.rebuild(site) { site in
+            try site.write("content/sports/2026-11-29-final.md", """
+            ---
+            category: Sports
+            published: 2026-11-29T14:30:00Z
+            title: { en: The final, fr: La finale }
+            ---
+            <!-- lang: en -->
+            The final was played.
+            """)
+        }
+        #expect(Self.sitemapChanges(changed) == ["sitemap-2026-11.xml", "sitemap-pages.xml", "sitemap.xml", "news-sitemap.xml"],
+                "\(changed.sorted())")
+        #expect(try site.read("site/sitemap-2026-11.xml").contains("<loc>https://news.example.com/fr/2026/11/29/final/</loc>"))
+        #expect(try Self.stamps(site, untouched) == stamps)
+    }
+
+    /// An edit of a story of an old month rewrites that month's file (and the index, whose lastmod for it moves),
+    /// and no other month's; the pages file too, since the archive page that holds the story takes its lastmod.
+    @Test func anEditInAnOldMonthRewritesOnlyThatMonthsFile() throws {
+        let site = try Self.threeMonthSite()
+        _ = try Self.build(site)
+        let untouched = ["sitemap-2026-11.xml", "sitemap-2026-09.xml", "news-sitemap.xml", "robots.txt"]
+        let stamps = try Self.stamps(site, untouched)
+        let changed = try Self.rebuild(site) { site in
+            try Self.replace(site, "content/world/2026-10-05-harbour.md", "published: 2026-10-05T08:00:00Z",
+                             "published: 2026-10-05T08:00:00Z\nupdated: 2026-10-06T10:00:00Z")
+        }
+        #expect(Self.sitemapChanges(changed) == ["sitemap-2026-10.xml", "sitemap-pages.xml", "sitemap.xml"], "\(changed.sorted())")
+        #expect(changed.contains("en/2026/10/05/harbour/index.html"))
+        #expect(try site.read("site/sitemap.xml").contains("""
+            <loc>https://news.example.com/sitemap-2026-10.xml</loc>
+            <lastmod>2026-10-06T10:00:00Z</lastmod>
+        """))
+        #expect(try Self.stamps(site, untouched) == stamps)
+        // A second story in that month, then its deletion: back to the same files.
+        _ = try Self.rebuild(site) { try $0.write("content/world/2026-10-01-second.md", "---\ncategory: World\npublished: 2026-10-01T08:00:00Z\ntitle: Second\n---\nSecond.\n") }
+        let removed = try Self.rebuild(site) { try $0.remove("content/world/2026-10-01-second.md") }
+        #expect(Self.sitemapChanges(removed).contains("sitemap-2026-10.xml"))
+        // A month whose last story goes: its file goes too (the quake still heads the Sports pages: the pages
+        // file keeps its bytes).
+        let gone = try Self.rebuild(site) { try $0.remove("content/sports/2026-09-12-derby.md") }
+        #expect(Self.sitemapChanges(gone) == ["sitemap-2026-09.xml", "sitemap.xml"], "\(gone.sorted())")
+        #expect(!site.exists("site/sitemap-2026-09.xml"))
+    }
+
     /// A kept sitemap that was edited or deleted by hand is written again.
     @Test func damagedSitemapsAreWrittenAgain() throws {
         let site = try BuildFixtures.site()

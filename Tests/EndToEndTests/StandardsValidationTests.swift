@@ -35,13 +35,16 @@ import TestSupport
         // The sample has a draft and a future story, and three stories in the 48 hours before the clock.
         #expect(result.standardOutput.contains("2 draft/future stories, found in no output file"))
         #expect(result.standardOutput.contains("9 Google News entries in 1 file(s)"))
+        // All of its stories are from November 2026: sitemap.xml names sitemap-pages.xml and sitemap-2026-11.xml.
+        #expect(result.standardOutput.contains("URLs in 2 sitemap file(s)"), "\(result.standardOutput)")
     }
 
     @Test func theArabicRightToLeftFixturePassesEveryValidator() throws {
         let result = try Self.validate(Self.arabicFixture)
         Self.expectValid(result)
-        // max_urls: 8 turns sitemap.xml into an index of sitemap-ar.xml, -ar-2, -en, -en-2.
-        #expect(result.standardOutput.contains("URLs in 4 sitemap file(s)"), "\(result.standardOutput)")
+        // sitemap.xml names sitemap-pages.xml and -pages-2 (max_urls: 8), sitemap-2026-11.xml and -2026-11-2, and
+        // sitemap-2026-10.xml (one story in October).
+        #expect(result.standardOutput.contains("24 URLs in 5 sitemap file(s)"), "\(result.standardOutput)")
     }
 
     @Test func aSiteUnderABasePathPassesToo() throws {
@@ -192,7 +195,7 @@ import TestSupport
         #expect(page.contains("\"dateModified\": \"2026-11-29T16:30:00+01:00\""))
         #expect(page.contains("<meta property=\"article:modified_time\" content=\"2026-11-29T16:30:00+01:00\">"))
         #expect(page.contains("\"@type\": \"CorrectionComment\",\n    \"text\": \"The magnitude was first given as 7.4.\",\n    \"datePublished\": \"2026-11-29T16:30:00+01:00\""))
-        #expect(try site.read("site/sitemap.xml").contains("<loc>https://news.example.com/en/2026/11/29/quake/</loc>\n    <lastmod>2026-11-29T16:30:00+01:00</lastmod>"))
+        #expect(try site.read("site/sitemap-2026-11.xml").contains("<loc>https://news.example.com/en/2026/11/29/quake/</loc>\n    <lastmod>2026-11-29T16:30:00+01:00</lastmod>"))
         // The URL (first publication date) and the news sitemap's publication date do not move.
         #expect(try site.read("site/news-sitemap.xml").contains("<news:publication_date>2026-11-29T14:05:00Z</news:publication_date>"))
     }
@@ -240,7 +243,7 @@ import TestSupport
         #expect(!page.contains("hreflang=\"zh-Hans\""))
         #expect(page.contains("<link rel=\"alternate\" hreflang=\"x-default\" href=\"https://news.example.com/en/world/page/1/\">"))
         // The archive page's lastmod is its own story's (it holds its stories for good); the index's its newest.
-        let sitemap = try site.read("site/sitemap.xml")
+        let sitemap = try site.read("site/sitemap-pages.xml")
         #expect(sitemap.contains("""
             <loc>https://news.example.com/en/world/page/1/</loc>
             <lastmod>2026-11-01T09:00:00Z</lastmod>

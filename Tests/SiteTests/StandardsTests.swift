@@ -1,5 +1,6 @@
 import Testing
 @testable import Site
+import TestSupport
 
 @Suite struct XMLWriterTests {
     @Test func escapesTextAndAttributes() {
@@ -206,10 +207,13 @@ import Testing
         }
     }
 
+    static func urls(_ file: GeneratedFile) -> Int { file.text.components(separatedBy: "<url>").count - 1 }
+
     @Test func oneFileWhileWithinTheLimits() {
-        let files = Sitemap.files(Self.entries(perLanguage: 1), languages: Self.config.languages, links: Self.links, maxURLs: 3)
-        #expect(files.map(\.path) == ["sitemap.xml"])
-        #expect(files[0].text.hasPrefix("""
+        let files = Sitemap.urlsets(Self.entries(perLanguage: 1), name: "sitemap-2026-11", maxURLs: 3)
+        #expect(files.map(\.file.path) == ["sitemap-2026-11.xml"])
+        #expect(files[0].lastModified == Timestamp(secondsSinceEpoch: 0))
+        #expect(files[0].file.text.hasPrefix("""
         <?xml version="1.0" encoding="UTF-8"?>
         <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">
           <url>
@@ -218,28 +222,244 @@ import Testing
             <xhtml:link rel="alternate" hreflang="en" href="https://news.example.com/en/0/"/>
           </url>
         """))
+        #expect(files[0].file.text.hasSuffix("  </url>\n</urlset>\n"))
     }
 
-    @Test func pastTheURLLimitAnIndexOfPerLanguageFilesSplitAgainWhenNeeded() {
-        let files = Sitemap.files(Self.entries(perLanguage: 3), languages: Self.config.languages, links: Self.links, maxURLs: 2)
-        #expect(files.map(\.path) == ["sitemap.xml", "sitemap-en.xml", "sitemap-en-2.xml", "sitemap-fr.xml", "sitemap-fr-2.xml",
-                                      "sitemap-zh-hans.xml", "sitemap-zh-hans-2.xml"])
-        #expect(files[0].text.contains("<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">"))
-        #expect(files[0].text.contains("""
-            <loc>https://news.example.com/sitemap-fr-2.xml</loc>
-            <lastmod>1970-01-01T00:02:00Z</lastmod>
-        """))
-        #expect(files[1].text.components(separatedBy: "<url>").count - 1 == 2)
-        #expect(files[2].text.components(separatedBy: "<url>").count - 1 == 1)
+    @Test func pastMaxURLsAFileIsSplitIntoNumberedFilesEachWithItsNewestLastmod() {
+        // en 0, 1, 2, fr 0, 1, 2, zh-hans 0, 1, 2 (lastmods 0, 1, 2 minutes), two per file.
+        let files = Sitemap.urlsets(Self.entries(perLanguage: 3), name: "sitemap-2026-11", maxURLs: 2)
+        #expect(files.map(\.file.path) == ["sitemap-2026-11.xml", "sitemap-2026-11-2.xml", "sitemap-2026-11-3.xml",
+                                           "sitemap-2026-11-4.xml", "sitemap-2026-11-5.xml"])
+        #expect(files.map { Self.urls($0.file) } == [2, 2, 2, 2, 1])
+        #expect(files.map { $0.lastModified?.secondsSinceEpoch } == [60, 120, 120, 60, 120])
+        #expect(files[1].file.text.contains("<loc>https://news.example.com/en/2/</loc>"))
+        #expect(files[1].file.text.contains("<loc>https://news.example.com/fr/0/</loc>"))
+        // Nothing lost, nothing twice, in order.
+        let locs = files.flatMap { $0.file.text.components(separatedBy: "<loc>").dropFirst().map { $0.prefix { $0 != "<" } } }
+        #expect(locs == Self.entries(perLanguage: 3).map { Substring($0.loc) })
     }
 
     @Test func pastTheByteLimitTooEvenWithFewURLs() {
         let entries = Self.entries(perLanguage: 4)
         let one = Sitemap.fragment(entries[0]).utf8.count
         // Room for the header, footer and two entries per file.
-        let files = Sitemap.files(entries, languages: Self.config.languages, links: Self.links, maxURLs: 100, maxBytes: 200 + 2 * one + 10)
-        #expect(files.filter { $0.path.hasPrefix("sitemap-en") }.map(\.path) == ["sitemap-en.xml", "sitemap-en-2.xml"])
-        for file in files.dropFirst() { #expect(file.text.utf8.count <= 200 + 2 * one + 10) }
+        let limit = 200 + 2 * one + 10
+        let files = Sitemap.urlsets(entries, name: Sitemap.pagesName, maxURLs: 100, maxBytes: limit)
+        #expect(files.map(\.file.path) == ["sitemap-pages.xml"] + (2...6).map { "sitemap-pages-\($0).xml" })
+        #expect(files.map { Self.urls($0.file) } == [2, 2, 2, 2, 2, 2])
+        for item in files { #expect(item.file.utf8.count <= limit) }
+        #expect(Sitemap.urlsets(entries, name: Sitemap.pagesName).count == 1)
+    }
+
+    @Test func theIndexNamesEachFileInOrderWithItsLastmod() {
+        let november = Timestamp(secondsSinceEpoch: 1_795_964_400, offsetSeconds: 3600)
+        let index = Sitemap.index([SitemapFile(path: "sitemap-pages.xml", lastModified: november),
+                                   SitemapFile(path: "sitemap-2026-11.xml", lastModified: november),
+                                   SitemapFile(path: "sitemap-2026-10.xml", lastModified: nil)], links: Self.links)
+        #expect(index.path == "sitemap.xml")
+        #expect(index.text == """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+          <sitemap>
+            <loc>https://news.example.com/sitemap-pages.xml</loc>
+            <lastmod>2026-11-29T16:00:00+01:00</lastmod>
+          </sitemap>
+          <sitemap>
+            <loc>https://news.example.com/sitemap-2026-11.xml</loc>
+            <lastmod>2026-11-29T16:00:00+01:00</lastmod>
+          </sitemap>
+          <sitemap>
+            <loc>https://news.example.com/sitemap-2026-10.xml</loc>
+          </sitemap>
+        </sitemapindex>
+
+        """)
+    }
+
+    /// A story file of the small sites below: in English and French, in `category`.
+    static func story(_ slug: String, _ published: String, category: String = "World", updated: String? = nil) -> String {
+        """
+        ---
+        category: \(category)
+        published: \(published)
+        \(updated.map { "updated: \($0)\n" } ?? "")title: { en: \(slug) in English, fr: \(slug) en français }
+        ---
+        <!-- lang: en -->
+        English.
+
+        <!-- lang: fr -->
+        Français.
+        """
+    }
+
+    @Test func storiesGoToTheMonthOfTheirURLDateInTheSiteTimeZone() throws {
+        let config = Fixtures.siteConfig()   // Europe/Paris
+        let links = Permalinks(config: config, clock: ReaderClock(timeZone: config.timeZone, languages: config.languages))
+        let stories = try ["2026-11-30T23:30:00Z", "2026-11-29T10:00:00Z", "2026-10-31T23:30:00Z", "2026-10-15T10:00:00Z",
+                           "2025-11-20T10:00:00Z"].enumerated().map { place, published in
+            try #require(Fixtures.parseStory(Self.story("s\(place)", published), fileName: "s\(place).md").0)
+        }
+        let months = SiteBuilder.storiesByMonth(stories, links: links)
+        // 23:30Z on 30 November is 1 December in Paris, 23:30Z on 31 October is 1 November: as in their URLs.
+        #expect(months.map { "\($0.year)-\($0.month): \($0.stories)" } == ["2026-12: [0]", "2026-11: [1, 2]", "2026-10: [3]", "2025-11: [4]"])
+        #expect(links.story(stories[0], config.languages[0]) == "en/2026/12/01/s0/")
+        #expect(links.story(stories[2], config.languages[0]) == "en/2026/11/01/s2/")
+        #expect(Sitemap.monthName(year: 2026, month: 2) == "sitemap-2026-02")
+    }
+
+    /// The generated files of a small site, built without a cache.
+    static func generated(_ files: [String: String], extra: String = "", cached: [OutputCache.Generated] = [],
+                          isKept: (String, UInt64) -> Bool = { _, _ in false },
+                          change: (inout [Story]) -> Void = { _ in }) throws
+        -> (outputs: [SiteBuilder.Output], groups: [OutputCache.Generated], files: [String: String]) {
+        var all = files
+        all["newsgen.yml"] = FixtureConfig.threeLanguages(title: "{ en: Test News, fr: Les Nouvelles Test, zh-Hans: 测试新闻 }",
+                                                          extra: "page_size: 1\nmissing_language: skip" + (extra.isEmpty ? "" : "\n" + extra))
+        let site = try TemporarySite(files: all)
+        let edition = try Edition.load(directory: site.path)
+        var stories = edition.stories
+        change(&stories)
+        let clock = ReaderClock(timeZone: edition.config.timeZone, languages: edition.config.languages)
+        let links = Permalinks(config: edition.config, clock: clock)
+        let context = PageContext(edition: edition, links: links, clock: clock, stories: stories)
+        let result = SiteBuilder.generatedOutputs(stories: stories, context: context, base: 1, now: Self.now,
+                                                  cached: cached, isKept: isKept)
+        var texts: [String: String] = [:]
+        for output in result.outputs {
+            if case .generated(let file, _) = output { texts[file.path] = file.text }
+        }
+        return (result.outputs, result.groups, texts)
+    }
+
+    static let now = Timestamp(secondsSinceEpoch: 1_795_964_400)   // 2026-11-29T15:00:00Z
+
+    static func path(_ output: SiteBuilder.Output) -> String {
+        switch output {
+        case .generated(let file, _): return file.path
+        case .keptGenerated(let path, _): return path
+        default: return ""
+        }
+    }
+
+    static let site = [
+        "content/world/new.md": story("new", "2026-11-29T14:00:00Z"),
+        "content/world/older.md": story("older", "2026-11-02T09:00:00Z", updated: "2026-11-03T09:00:00Z"),
+        "content/sports/october.md": story("october", "2026-10-20T09:00:00Z", category: "Sports"),
+    ]
+
+    @Test func anIndexOfThePagesFileAndOneFilePerMonthNewestFirst() throws {
+        let (outputs, groups, files) = try Self.generated(Self.site)
+        #expect(outputs.map(Self.path) == ["sitemap-pages.xml", "sitemap-2026-11.xml", "sitemap-2026-10.xml",
+                                                         "news-sitemap.xml", "sitemap.xml", "robots.txt"])
+        #expect(groups.map(\.name) == ["pages", "sitemap-2026-11", "sitemap-2026-10", "news", "index"])
+        let index = try #require(files["sitemap.xml"])
+        #expect(index.contains("""
+          <sitemap>
+            <loc>https://news.example.com/sitemap-pages.xml</loc>
+            <lastmod>2026-11-29T14:00:00Z</lastmod>
+          </sitemap>
+          <sitemap>
+            <loc>https://news.example.com/sitemap-2026-11.xml</loc>
+            <lastmod>2026-11-29T14:00:00Z</lastmod>
+          </sitemap>
+          <sitemap>
+            <loc>https://news.example.com/sitemap-2026-10.xml</loc>
+            <lastmod>2026-10-20T09:00:00Z</lastmod>
+          </sitemap>
+        """))
+        #expect(try #require(files["robots.txt"]).contains("Sitemap: https://news.example.com/sitemap.xml\nSitemap: https://news.example.com/news-sitemap.xml\n"))
+        // A month's file: its stories' pages in every page language (here en and fr; no zh-Hans body, missing_language: skip).
+        let october = try #require(files["sitemap-2026-10.xml"])
+        #expect(october.components(separatedBy: "<url>").count - 1 == 2)
+        #expect(october.contains("""
+          <url>
+            <loc>https://news.example.com/fr/2026/10/20/october/</loc>
+            <lastmod>2026-10-20T09:00:00Z</lastmod>
+            <xhtml:link rel="alternate" hreflang="en" href="https://news.example.com/en/2026/10/20/october/"/>
+            <xhtml:link rel="alternate" hreflang="fr" href="https://news.example.com/fr/2026/10/20/october/"/>
+            <xhtml:link rel="alternate" hreflang="x-default" href="https://news.example.com/en/2026/10/20/october/"/>
+          </url>
+        """))
+        let november = try #require(files["sitemap-2026-11.xml"])
+        #expect(november.components(separatedBy: "<url>").count - 1 == 4)
+        #expect(november.contains("<loc>https://news.example.com/en/2026/11/02/older/</loc>\n    <lastmod>2026-11-03T09:00:00Z</lastmod>"))
+        #expect(!november.contains("october") && !november.contains("/world/"))
+        // The pages file: front pages and category pages of every language, no story.
+        let pages = try #require(files["sitemap-pages.xml"])
+        #expect(!pages.contains("/2026/"))
+        for url in ["en/", "fr/", "zh-hans/", "en/world/", "en/world/page/1/", "fr/sports/", "zh-hans/world/"] {
+            #expect(pages.contains("<loc>https://news.example.com/\(url)</loc>"), "\(url)")
+        }
+        // World (page_size 1) has its newest story on its first page and the older one on archive page 1, whose
+        // lastmod is that story's own (an archive page keeps its stories).
+        #expect(pages.contains("""
+          <url>
+            <loc>https://news.example.com/en/world/page/1/</loc>
+            <lastmod>2026-11-03T09:00:00Z</lastmod>
+            <xhtml:link rel="alternate" hreflang="en" href="https://news.example.com/en/world/page/1/"/>
+            <xhtml:link rel="alternate" hreflang="fr" href="https://news.example.com/fr/world/page/1/"/>
+            <xhtml:link rel="alternate" hreflang="x-default" href="https://news.example.com/en/world/page/1/"/>
+          </url>
+        """))
+        // A list with no story has no lastmod.
+        #expect(pages.contains("<loc>https://news.example.com/zh-hans/world/</loc>\n    <xhtml:link"))
+        let lastModified = try Timestamp.parse("2026-10-20T09:00:00Z").get()
+        #expect(groups.first { $0.name == "sitemap-2026-10" }?.files == [SitemapFile(path: "sitemap-2026-10.xml", lastModified: lastModified)])
+    }
+
+    @Test func aFilePastMaxURLsIsSplitAndTheIndexNamesEveryPart() throws {
+        var site = Self.site
+        site["content/world/third.md"] = Self.story("third", "2026-11-10T09:00:00Z")
+        let (_, groups, files) = try Self.generated(site, extra: "sitemaps: { max_urls: 3 }")
+        #expect(groups.first { $0.name == "sitemap-2026-11" }?.files.map(\.path) == ["sitemap-2026-11.xml", "sitemap-2026-11-2.xml"])
+        #expect(files["sitemap-2026-11.xml"]?.components(separatedBy: "<url>").count == 4)
+        #expect(files["sitemap-2026-11-2.xml"]?.components(separatedBy: "<url>").count == 4)
+        let index = try #require(files["sitemap.xml"])
+        let named = index.components(separatedBy: "<loc>").dropFirst().map { String($0.prefix { $0 != "<" }) }
+        #expect(named.first == "https://news.example.com/sitemap-pages.xml")
+        #expect(named.contains("https://news.example.com/sitemap-pages-2.xml"))
+        #expect(named.suffix(3) == ["https://news.example.com/sitemap-2026-11.xml", "https://news.example.com/sitemap-2026-11-2.xml",
+                                    "https://news.example.com/sitemap-2026-10.xml"])
+        // Each part's lastmod is the newest of its own URLs: "new" and the first page of "third" are in the first.
+        #expect(index.contains("<loc>https://news.example.com/sitemap-2026-11-2.xml</loc>\n    <lastmod>2026-11-10T09:00:00Z</lastmod>"))
+    }
+
+    /// The build cache's side: a group whose inputs are unchanged and whose files are kept is not built; a change
+    /// in one month builds that month, the pages file and the index, and no other month.
+    @Test func onlyTheGroupsWhoseInputsChangedAreBuilt() throws {
+        let (first, groups, _) = try Self.generated(Self.site)
+        var fingerprints: [String: UInt64] = [:]
+        for output in first {
+            if case .generated(let file, let inputs) = output { fingerprints[file.path] = SiteBuilder.generatedFileFingerprint(file.path, inputs: inputs) }
+        }
+        let isKept: (String, UInt64) -> Bool = { fingerprints[$0] == $1 }
+        let same = try Self.generated(Self.site, cached: groups, isKept: isKept)
+        #expect(same.files.isEmpty)
+        #expect(same.outputs.map(Self.path) == first.map(Self.path))
+        #expect(same.groups == groups)
+        // The October story's metadata changes (not its lastmod): its month and the pages file are built; the
+        // index, whose files and lastmods are the same, is not.
+        let title = try Self.generated(Self.site, cached: groups, isKept: isKept) { stories in
+            if let place = stories.firstIndex(where: { $0.slug == "october" }) { stories[place].metadataHash &+= 1 }
+        }
+        #expect(Set(title.files.keys) == ["sitemap-pages.xml", "sitemap-2026-10.xml"])
+        #expect(title.files["sitemap-2026-10.xml"] == first.compactMap { output -> String? in
+            if case .generated(let file, _) = output, file.path == "sitemap-2026-10.xml" { return file.text } else { return nil }
+        }.first)
+        // Its `updated` changes: the month's lastmod in the index too.
+        let updated = try Self.generated(Self.site, cached: groups, isKept: isKept) { stories in
+            if let place = stories.firstIndex(where: { $0.slug == "october" }) {
+                stories[place].metadataHash &+= 1
+                stories[place].updated = Timestamp(secondsSinceEpoch: 1_793_000_000)
+            }
+        }
+        #expect(Set(updated.files.keys) == ["sitemap-pages.xml", "sitemap-2026-10.xml", "sitemap.xml", "robots.txt"])
+        #expect(updated.groups.map(\.name) == groups.map(\.name))
+        // A file of a group that is not as the cache says (edited or deleted) makes its group built.
+        let damaged = try Self.generated(Self.site, cached: groups, isKept: { $0 != "news-sitemap.xml" && isKept($0, $1) })
+        #expect(Set(damaged.files.keys) == ["news-sitemap.xml"])
+        // Without a cache, everything is built.
+        #expect(try Self.generated(Self.site, isKept: isKept).files.count == 6)
     }
 }
 
