@@ -13,6 +13,9 @@ public final class OutputSurvey: Sendable {
     let clean: Bool
     private let result = Mutex<Findings?>(nil)
     private let done = DispatchGroup()
+    /// The output cache alone, read first: enough to tell that a build has something to do.
+    private let cache = Mutex<OutputCache.Contents?>(nil)
+    private let cacheRead = DispatchGroup()
 
     struct Findings: Sendable {
         var cached: OutputCache.Contents
@@ -28,8 +31,12 @@ public final class OutputSurvey: Sendable {
     public static func start(site: String, output: String?, clean: Bool) -> OutputSurvey {
         let root = FileSystem.absolute(site)
         let survey = OutputSurvey(site: root, output: SiteBuilder.outputDirectory(site: root, requested: output), clean: clean)
+        survey.cacheRead.enter()
         DispatchQueue.global().async(group: survey.done) {
-            let findings = survey.look()
+            let cached = survey.readCache()
+            survey.cache.withLock { $0 = cached }
+            survey.cacheRead.leave()
+            let findings = survey.look(cached)
             survey.result.withLock { $0 = findings }
         }
         return survey
@@ -44,11 +51,20 @@ public final class OutputSurvey: Sendable {
     /// What was found, once it is found.
     func findings() -> Findings {
         done.wait()
-        return result.withLock { $0 } ?? look()
+        return result.withLock { $0 } ?? look(readCache())
     }
 
-    func look() -> Findings {
-        let cached = clean ? OutputCache.Contents() : OutputCache.load(site: site, output: output)
+    /// The output cache, once it is read: before the output folder has been looked at.
+    func cachedContents() -> OutputCache.Contents {
+        cacheRead.wait()
+        return cache.withLock { $0 } ?? readCache()
+    }
+
+    private func readCache() -> OutputCache.Contents {
+        clean ? OutputCache.Contents() : OutputCache.load(site: site, output: output)
+    }
+
+    private func look(_ cached: OutputCache.Contents) -> Findings {
         let (listed, folderStamps, asCached) = SiteBuilder.listOutput(output, cached: cached)
         return Findings(cached: cached, listed: listed, folderStamps: folderStamps, asCached: asCached)
     }

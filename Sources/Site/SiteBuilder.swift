@@ -281,11 +281,14 @@ public enum SiteBuilder {
     public static func upToDate(_ snapshot: InputSnapshot, survey: OutputSurvey, options: BuildOptions) -> BuildReport? {
         guard !options.clean, survey.site == snapshot.root, !survey.clean,
               survey.output == outputDirectory(site: snapshot.root, requested: options.output) else { return nil }
-        let found = survey.findings()
-        guard found.asCached, let inputs = found.cached.inputs,
+        // The cache's record first: when the inputs differ, the build goes on without waiting for the look at the
+        // output folder, which then overlaps with loading the site.
+        guard let inputs = survey.cachedContents().inputs,
               inputs.key == inputsKey(snapshot, filter: options.filter),
               inputs.builtAt <= options.filter.now.secondsSinceEpoch,
               options.filter.now.secondsSinceEpoch < inputs.validUntil else { return nil }
+        let found = survey.findings()
+        guard found.asCached else { return nil }
         return BuildReport(stories: inputs.stories, pages: found.cached.entries.count, written: 0,
                            unchanged: found.cached.entries.count, removed: 0, output: survey.output)
     }
