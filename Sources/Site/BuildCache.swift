@@ -139,10 +139,30 @@ struct Digest {
         bytes.withUnsafeBytes { add($0) }
     }
 
-    /// The length first, so that consecutive strings cannot run into each other.
+    /// The length first, so that consecutive strings cannot run into each other. Long runs (story files, cache
+    /// files of several megabytes) go through four independent lanes of 8 bytes, folded in at the end: the same
+    /// work per word without each word waiting for the one before.
     mutating func add(_ bytes: UnsafeRawBufferPointer) {
         mix(UInt64(bytes.count) | 0xA5A5_0000_0000_0000)
         var offset = 0
+        if bytes.count >= 64, let base = bytes.baseAddress {
+            func lane(_ x: UInt64, _ word: UInt64) -> UInt64 {
+                Self.rotate(x ^ (word &* 0x87C3_7B91_1142_53D5), 31) &* 0x4CF5_AD43_2745_937F
+            }
+            var a = state, b = state ^ 0x243F_6A88_85A3_08D3, c = state ^ 0x1319_8A2E_0370_7344, d = state ^ 0xA409_3822_299F_31D0
+            let end = bytes.count - 32
+            while offset <= end {
+                a = lane(a, base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                b = lane(b, base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+                c = lane(c, base.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+                d = lane(d, base.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
+                offset += 32
+            }
+            mix(a)
+            mix(b)
+            mix(c)
+            mix(d)
+        }
         while offset + 8 <= bytes.count {
             mix(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             offset += 8
@@ -235,9 +255,8 @@ struct ByteReader {
     var atEnd: Bool { offset == end }
 
     mutating func u64() -> UInt64? {
-        guard offset + 8 <= end else { return nil }
-        var value: UInt64 = 0
-        for index in 0..<8 { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+        guard offset >= 0, offset + 8 <= end else { return nil }
+        let value = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
         offset += 8
         return value
     }

@@ -222,9 +222,23 @@ public struct ReaderClock: Sendable {
     /// call, and a build asks for every story several times), remembered per quarter of an hour. No time zone
     /// changes its offset twice within 15 minutes, so when the offset is the same at both ends of a quarter it is
     /// the offset throughout; a quarter with a change in it is never remembered.
+    ///
+    /// Before that, most instants fall in a stretch of about 24 days (2^21 seconds) in which the zone does not change
+    /// its offset at all: ICU says so (the same offset at both ends and no transition in between, which ICU reports
+    /// for any change, daylight saving or not), and then the whole stretch has one answer. A site's stories are
+    /// minutes apart, so this asks ICU a few times a month instead of twice a story.
     func offsetFromGMT(_ timestamp: Timestamp) -> Int {
         let seconds = timestamp.secondsSinceEpoch.rounded(.down)
         guard seconds.magnitude < 1e15 else { return timeZone.secondsFromGMT(for: timestamp.date) }
+        let stretch = Int(seconds) >> 21   // floor division by 2^21, for negative instants too
+        switch offsets.stretches.withLock({ $0[stretch] }) {
+        case .some(.some(let offset)): return offset
+        case .some(.none): break   // the offset changes within this stretch: by quarter hour below
+        case .none:
+            let constant = constantOffset(from: stretch << 21, through: (stretch << 21) + (1 << 21) - 1)
+            offsets.stretches.withLock { $0[stretch] = .some(constant) }
+            if let constant { return constant }
+        }
         let quarter = Int(seconds) >= 0 ? Int(seconds) / 900 : (Int(seconds) - 899) / 900
         if let offset = offsets.known.withLock({ $0[quarter] }) { return offset }
         let start = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(quarter * 900)))
@@ -233,9 +247,22 @@ public struct ReaderClock: Sendable {
         offsets.known.withLock { $0[quarter] = start }
         return start
     }
+
+    /// The zone's offset throughout `first...last` (seconds since 1970) when it does not change in between, else nil.
+    func constantOffset(from first: Int, through last: Int) -> Int? {
+        let start = Date(timeIntervalSince1970: Double(first))
+        let offset = timeZone.secondsFromGMT(for: start)
+        guard timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(last))) == offset else { return nil }
+        if let change = timeZone.nextDaylightSavingTimeTransition(after: start), change.timeIntervalSince1970 <= Double(last) {
+            return nil
+        }
+        return offset
+    }
 }
 
-/// `ReaderClock`'s remembered offsets, by quarter of an hour since 1970.
+/// `ReaderClock`'s remembered offsets: by stretch of 2^21 seconds since 1970 (nil for a stretch in which the offset
+/// changes), and by quarter of an hour in those stretches.
 final class ZoneOffsets: Sendable {
+    let stretches = Mutex<[Int: Int?]>([:])
     let known = Mutex<[Int: Int]>([:])
 }

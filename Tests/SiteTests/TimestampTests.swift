@@ -49,6 +49,27 @@ import Testing
         }
     }
 
+    /// The same over years, every 97 minutes, in zones with daylight saving, with changes of standard offset
+    /// (Pyongyang 2015 and 2018, Samoa skipping 30 December 2011, Volgograd's back and forth) and without any change.
+    @Test func rememberedZoneOffsetsAreTheZonesOwnOverYears() throws {
+        for (zone, from, to) in [("Europe/Paris", "2024-01-01T00:00:00Z", "2027-01-01T00:00:00Z"),
+                                 ("Asia/Pyongyang", "2015-01-01T00:00:00Z", "2019-01-01T00:00:00Z"),
+                                 ("Pacific/Apia", "2011-06-01T00:00:00Z", "2012-06-01T00:00:00Z"),
+                                 ("Europe/Volgograd", "2018-01-01T00:00:00Z", "2021-06-01T00:00:00Z"),
+                                 ("Australia/Lord_Howe", "2025-01-01T00:00:00Z", "2026-06-01T00:00:00Z"),
+                                 ("UTC", "1969-06-01T00:00:00Z", "1971-06-01T00:00:00Z")] {
+            let clock = ReaderClock(timeZone: zone, languages: [])
+            let start = try #require(parse(from)).secondsSinceEpoch
+            let end = try #require(parse(to)).secondsSinceEpoch
+            var instants = Array(stride(from: start, through: end, by: 97 * 60))
+            instants.shuffle()
+            for seconds in instants {
+                let instant = Timestamp(secondsSinceEpoch: seconds)
+                #expect(clock.offsetFromGMT(instant) == clock.timeZone.secondsFromGMT(for: instant.date), "\(zone) \(seconds)")
+            }
+        }
+    }
+
     @Test func readerClockUsesTheSiteTimeZoneAndThePageLanguage() throws {
         let languages = [Language(code: "en", name: "English"), Language(code: "fr", name: "French"), Language(code: "zh-Hans", name: "Mandarin")]
         let clock = ReaderClock(timeZone: "Asia/Shanghai", languages: languages)

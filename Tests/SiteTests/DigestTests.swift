@@ -1,0 +1,35 @@
+import Testing
+@testable import Site
+
+/// The change detector of the build cache: any change of any byte, at any length, changes the digest.
+@Suite struct DigestTests {
+    @Test func everyByteCountsAtEveryLength() {
+        var generator = SystemRandomNumberGenerator()
+        for length in Array(0...140) + [1000, 4099] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let digest = Digest.of(bytes)
+            #expect(Digest.of(bytes) == digest)
+            var seen: Set<UInt64> = [digest]
+            for place in Set([0, length / 2, length - 1, length - 9, length - 33, 31, 32, 63, 64]) where place >= 0 && place < length {
+                var changed = bytes
+                changed[place] ^= 1 << UInt8(place % 8)
+                #expect(seen.insert(Digest.of(changed)).inserted, "length \(length), byte \(place)")
+            }
+            #expect(seen.insert(Digest.of(bytes + [0])).inserted, "length \(length) + a zero byte")
+        }
+    }
+
+    @Test func wordsInTheirPlaces() {
+        // Two long runs that hold the same words in other lanes are told apart.
+        let a = (0..<128).map { UInt8($0) }
+        let b = Array(a[32..<64] + a[0..<32] + a[64...])
+        #expect(Digest.of(a) != Digest.of(b))
+        var one = Digest()
+        one.add("ab")
+        one.add("c")
+        var other = Digest()
+        other.add("a")
+        other.add("bc")
+        #expect(one.value != other.value)
+    }
+}
