@@ -640,12 +640,17 @@ struct OutputCache {
     }
 
     struct Contents: Sendable {
-        var entries: [String: Entry] = [:]
+        /// The output files, in the order the build listed them, and the entry of each by its place.
+        var files = PathTable()
+        var entries: [Entry] = []
         var generated: [Generated] = []
         var inputs: Inputs?
         /// Every folder that holds an entry ("" is the output folder itself) with its stamp after the build: a
         /// folder whose stamp is unchanged has had nothing added, removed or renamed in it since.
         var folders = FolderStamps()
+
+        /// The entry of the file at `path`, if the last build wrote it.
+        func entry(_ path: String) -> Entry? { files.place(of: path).map { entries[$0] } }
     }
 
     static let magic: UInt64 = 0x4E47_4F55_5450_5436   // "NGOUTPT6": generated groups, folders sorted by path
@@ -662,11 +667,13 @@ struct OutputCache {
         guard let bytes = BuildCache.read(path(site: site, output: output)) else { return Contents() }
         var reader = ByteReader(bytes)
         guard reader.u64() == magic, reader.u64() == BuildCache.executableIdentity, let count = reader.count() else { return Contents() }
-        var entries: [String: Entry] = [:]
+        var files = PathTable(minimumCapacity: count)
+        var entries: [Entry] = []
         entries.reserveCapacity(count)
         for _ in 0..<count {
-            guard let file = reader.string(), let fingerprint = reader.u64(), let stamp = FileStamp.read(&reader) else { return Contents() }
-            entries[file] = Entry(fingerprint: fingerprint, stamp: stamp)
+            guard let file = reader.string(), let fingerprint = reader.u64(), let stamp = FileStamp.read(&reader),
+                  files.insert(file).inserted else { return Contents() }
+            entries.append(Entry(fingerprint: fingerprint, stamp: stamp))
         }
         guard let groupCount = reader.count() else { return Contents() }
         var generated: [Generated] = []
@@ -702,7 +709,7 @@ struct OutputCache {
         }
         let folders = FolderStamps(sorted: list)
         guard reader.atEnd, folders.isSorted else { return Contents() }
-        return Contents(entries: entries, generated: generated, inputs: inputs, folders: folders)
+        return Contents(files: files, entries: entries, generated: generated, inputs: inputs, folders: folders)
     }
 
     static func save(site: String, output: String, entries: [(String, Entry)], generated: [Generated],

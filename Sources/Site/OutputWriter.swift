@@ -10,14 +10,14 @@ import Glibc
 /// belong to the site are removed at the end. `abort()` removes the staging folder and leaves the
 /// previous site exactly as it was.
 final class OutputWriter: Sendable {
-    struct Summary: Sendable, Hashable {
+    struct Summary: Sendable {
         var written = 0
         var unchanged = 0
         var removed = 0
         /// The files that were written (relative paths).
-        var writtenFiles: Set<String> = []
-        /// Their stamps as written (renaming a file keeps its size, time and inode).
-        var writtenStamps: [String: FileStamp] = [:]
+        var writtenFiles = PathTable()
+        /// Their stamps as written, by place in `writtenFiles` (renaming a file keeps its size, time and inode).
+        var writtenStamps: [FileStamp?] = []
         /// The files of the output folder that are not part of the site (removed, or already gone).
         var unplanned: [String] = []
     }
@@ -30,7 +30,7 @@ final class OutputWriter: Sendable {
     /// with one rename instead of one rename per file.
     private let fresh: Bool
     private struct State {
-        var planned: Set<String> = []
+        var planned = PathTable()
         var staged: [(relative: String, stagedName: String, stamp: FileStamp?)] = []
         var unchanged = 0
         var counter = 0
@@ -102,7 +102,7 @@ final class OutputWriter: Sendable {
     /// Makes room for `count` files in the table of the site's files: a build of 10,000 stories plans 30,000, and
     /// growing the table step by step hashed every path again at each step.
     func expect(_ count: Int) {
-        state.withLock { $0.planned.reserveCapacity(count) }
+        state.withLock { $0.planned.reserve(count) }
     }
 
     /// Records files as part of the site, kept as they are (the build cache knows they are up to date).
@@ -189,9 +189,8 @@ final class OutputWriter: Sendable {
                                  to: directory + "/" + Self.marker)
         }
         return Summary(written: snapshot.staged.count, unchanged: snapshot.unchanged, removed: removed,
-                       writtenFiles: Set(snapshot.staged.map(\.relative)),
-                       writtenStamps: Dictionary(snapshot.staged.compactMap { entry in entry.stamp.map { (entry.relative, $0) } },
-                                                 uniquingKeysWith: { first, _ in first }),
+                       writtenFiles: PathTable(snapshot.staged.map(\.relative)),
+                       writtenStamps: snapshot.staged.map(\.stamp),
                        unplanned: unplanned)
     }
 

@@ -102,21 +102,18 @@ public enum SiteBuilder {
             ?? OutputSurvey(site: edition.directory, output: output, clean: options.clean)
         let found = survey.findings()
         let (cached, listed, folderStamps) = (found.cached, found.listed, found.folderStamps)
-        let previous = cached.entries
         // The stamp of each file of the output folder now. When nothing changed since the cache was written (the
         // common case), that is the cache's own stamp, and no table of 30,000 paths is built.
-        let existing: [String: FileStamp] = found.asCached ? [:] : {
-            var result: [String: FileStamp] = [:]
-            result.reserveCapacity(listed.count)
-            for (file, stamp) in listed { result[file] = stamp }
-            return result
-        }()
+        var existing = PathTable(minimumCapacity: found.asCached ? 0 : listed.count)
+        var existingStamps: [FileStamp] = []
+        for (file, stamp) in found.asCached ? [] : listed where existing.insert(file).inserted { existingStamps.append(stamp) }
+        let (existingFiles, existingFileStamps) = (existing, existingStamps)
         @Sendable func stampNow(_ path: String) -> FileStamp? {
-            found.asCached ? previous[path]?.stamp : existing[path]
+            found.asCached ? cached.entry(path)?.stamp : existingFiles.place(of: path).map { existingFileStamps[$0] }
         }
         /// Whether the file at `path` is as the cache entry `entry` of the same path says.
         @Sendable func isAsCached(_ path: String, _ entry: OutputCache.Entry) -> Bool {
-            found.asCached || existing[path] == entry.stamp
+            found.asCached || existingFiles.place(of: path).map { existingFileStamps[$0] } == entry.stamp
         }
         var base = Digest()
         base.add(edition.fingerprint)
@@ -130,7 +127,7 @@ public enum SiteBuilder {
         DispatchQueue.global().async(group: generating) {
             let result = generatedOutputs(stories: stories, context: context, base: baseFingerprint, now: now,
                                           cached: cached.generated) { path, fingerprint in
-                guard let entry = previous[path] else { return false }
+                guard let entry = cached.entry(path) else { return false }
                 return entry.fingerprint == fingerprint && isAsCached(path, entry)
             }
             generatedFiles.withLock { $0 = result }
@@ -148,7 +145,7 @@ public enum SiteBuilder {
         @Sendable func produce(_ output: Output, _ path: String, _ loaded: inout (index: Int, story: Story)?) throws
             -> (fingerprint: UInt64, kept: FileStamp?) {
             let fingerprint = self.fingerprint(output, stories: stories, context: context, base: baseFingerprint, now: now)
-            if let entry = previous[path], entry.fingerprint == fingerprint, isAsCached(path, entry) {
+            if let entry = cached.entry(path), entry.fingerprint == fingerprint, isAsCached(path, entry) {
                 return (fingerprint, entry.stamp)
             }
             rendered.add(1, ordering: .relaxed)
@@ -200,7 +197,7 @@ public enum SiteBuilder {
         let (generated, generatedGroups) = generatedFiles.withLock { $0 }
         let outputs = pages + generated
         let paths = pagePaths + generated.map { path($0, stories: stories, context: context) }
-        ProcessExit.keep((context, pages, paths, existing, writer))   // tables of 30,000 strings: freed by the exit
+        ProcessExit.keep((context, pages, paths, existingFiles, existingFileStamps, writer))   // tables of 30,000 strings: freed by the exit
         for index in pages.count..<outputs.count where failures.withLock({ $0.isEmpty }) {
             var none: (index: Int, story: Story)?
             do {
@@ -224,7 +221,7 @@ public enum SiteBuilder {
                old.stories == new.stories, old.builtAt <= new.builtAt {
                 inputs = old   // the same output since the earlier time: the cache need not be written again
             }
-            let untouched = rendered.load(ordering: .relaxed) == 0 && previous.count == outputs.count
+            let untouched = rendered.load(ordering: .relaxed) == 0 && cached.files.count == outputs.count
                 && inputs == cached.inputs && generatedGroups == cached.generated
             // No cache while files are being replaced: an interrupted commit leads to a full build next time.
             if !untouched { OutputCache.remove(site: edition.directory, output: output) }
@@ -236,8 +233,9 @@ public enum SiteBuilder {
             if untouched { OutputCache.remove(site: edition.directory, output: output) }
             let values = fingerprints.withLock { $0 }
             let keptStamps = known.withLock { $0 }
-            var stamps = outputs.indices.map {
-                summary.writtenFiles.contains(paths[$0]) ? summary.writtenStamps[paths[$0]] : keptStamps[$0] ?? stampNow(paths[$0])
+            var stamps = outputs.indices.map { index in
+                if let place = summary.writtenFiles.place(of: paths[index]) { return summary.writtenStamps[place] }
+                return keptStamps[index] ?? stampNow(paths[index])
             }
             let unknown = stamps.indices.filter { stamps[$0] == nil }
             for (index, stamp) in zip(unknown, FileSystem.stamps(of: unknown.map { paths[$0] }, under: output)) {
@@ -259,7 +257,7 @@ public enum SiteBuilder {
             if cached.folders.isEmpty {
                 for path in paths { addFolders(holding: path) }
             } else {
-                for file in summary.writtenFiles { addFolders(holding: file) }
+                for file in summary.writtenFiles.paths { addFolders(holding: file) }
                 for file in summary.unplanned { addFolders(holding: file) }
             }
             let rechecked = Array(recheck)
@@ -289,8 +287,8 @@ public enum SiteBuilder {
               options.filter.now.secondsSinceEpoch < inputs.validUntil else { return nil }
         let found = survey.findings()
         guard found.asCached else { return nil }
-        return BuildReport(stories: inputs.stories, pages: found.cached.entries.count, written: 0,
-                           unchanged: found.cached.entries.count, removed: 0, output: survey.output)
+        return BuildReport(stories: inputs.stories, pages: found.cached.files.count, written: 0,
+                           unchanged: found.cached.files.count, removed: 0, output: survey.output)
     }
 
     static func inputsKey(_ snapshot: InputSnapshot, filter: EditionFilter) -> UInt64 {
@@ -333,7 +331,7 @@ public enum SiteBuilder {
     /// last build left them. (A file rewritten in place leaves its folder's stamp alone: `--clean` restores it.)
     static func listOutput(_ output: String, cached: OutputCache.Contents)
         -> (files: [(path: String, stamp: FileStamp)], folders: FolderStamps, asCached: Bool) {
-        guard !cached.entries.isEmpty, !cached.folders.isEmpty else {
+        guard !cached.files.isEmpty, !cached.folders.isEmpty else {
             return (FileSystem.stampedFiles(under: output, includeHidden: true), FolderStamps(), false)
         }
         let known = cached.folders.folders
@@ -346,9 +344,9 @@ public enum SiteBuilder {
         }
         let knownFolders = changed.isEmpty ? [] : Set(known.map(\.path))
         var listed: [(path: String, stamp: FileStamp)] = []
-        listed.reserveCapacity(cached.entries.count)
+        listed.reserveCapacity(cached.files.count)
         var toCheck: [String] = []
-        for (file, entry) in cached.entries {
+        for (file, entry) in zip(cached.files.paths, cached.entries) {
             if !changed.isEmpty, changed.contains(String(FileSystem.folder(holding: file))) {
                 toCheck.append(file)
             } else {
@@ -362,7 +360,7 @@ public enum SiteBuilder {
         for folder in changed where stillThere.contains(folder) {
             for name in FileSystem.entries(of: folder.isEmpty ? output : output + "/" + folder) {
                 let child = folder.isEmpty ? name : folder + "/" + name
-                if cached.entries[child] != nil || knownFolders.contains(child) { continue }
+                if cached.files.contains(child) || knownFolders.contains(child) { continue }
                 if folder.isEmpty && name.hasPrefix(OutputWriter.reservedPrefix) { continue }
                 if let stamp = FileStamp.of(output + "/" + child) {
                     listed.append((child, stamp))
