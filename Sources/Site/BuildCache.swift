@@ -131,6 +131,8 @@ struct Digest {
     mutating func add(_ value: Double) { mix(value.bitPattern) }
 
     mutating func add(_ text: String) {
+        // A native string's bytes in place (a build hashes every output path this way); any other is copied once.
+        if text.utf8.withContiguousStorageIfAvailable({ add(UnsafeRawBufferPointer($0)) }) != nil { return }
         var copy = text
         copy.withUTF8 { add(UnsafeRawBufferPointer($0)) }
     }
@@ -167,13 +169,21 @@ struct Digest {
             mix(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             offset += 8
         }
+        // The last 0 to 7 bytes, little-endian, in at most three loads.
+        let rest = bytes.count - offset
         var tail: UInt64 = 0
         var shift: UInt64 = 0
-        while offset < bytes.count {
-            tail |= UInt64(bytes[offset]) << shift
-            shift += 8
-            offset += 1
+        if rest & 4 != 0 {
+            tail = UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            offset += 4
+            shift = 32
         }
+        if rest & 2 != 0 {
+            tail |= UInt64(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))) << shift
+            offset += 2
+            shift += 16
+        }
+        if rest & 1 != 0 { tail |= UInt64(bytes[offset]) << shift }
         mix(tail)
     }
 

@@ -233,9 +233,11 @@ public enum SiteBuilder {
             if untouched { OutputCache.remove(site: edition.directory, output: output) }
             let values = fingerprints.withLock { $0 }
             let keptStamps = known.withLock { $0 }
-            var stamps = outputs.indices.map { index in
+            // A kept output has the stamp it was kept with; only a rendered one can have been written.
+            var stamps = outputs.indices.map { index -> FileStamp? in
+                if let kept = keptStamps[index] { return kept }
                 if let place = summary.writtenFiles.place(of: paths[index]) { return summary.writtenStamps[place] }
-                return keptStamps[index] ?? stampNow(paths[index])
+                return stampNow(paths[index])
             }
             let unknown = stamps.indices.filter { stamps[$0] == nil }
             for (index, stamp) in zip(unknown, FileSystem.stamps(of: unknown.map { paths[$0] }, under: output)) {
