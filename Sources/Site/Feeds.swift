@@ -234,7 +234,7 @@ extension PageContext {
         var entries: [FeedEntry] = []
         for story in feedStories(scope, language).map({ stories[$0] }) {
             entries.append(try feedEntries.entry(story.id, language) { () throws(FileSystem.Failure) in
-                feedEntry(try edition.withBodies(story), language, options: options)
+                try feedEntry(story, language, options: options)
             })
         }
         var urls: [FeedFormat: String] = [:]
@@ -247,19 +247,27 @@ extension PageContext {
                     publisherName: config.publisherName(language), entries: entries)
     }
 
-    func feedEntry(_ story: Story, _ language: Language, options: MarkdownOptions) -> FeedEntry {
-        let body = story.bodies[language.code]?.text ?? []
+    /// A story's entry in its language's feeds. What comes from its body (the HTML, and the summary when the story
+    /// has none) is taken from the last build when the story file is the same (`FeedEntries`); only otherwise is
+    /// the body read and rendered.
+    func feedEntry(_ story: Story, _ language: Language, options: MarkdownOptions) throws(FileSystem.Failure) -> FeedEntry {
         let title = localized(story.titles, language)?.0 ?? story.id
-        var summary = localized(story.summaries, language)?.0 ?? Markdown.plainText(body, limit: 300)
-        if summary.allSatisfy(\.isWhitespace) { summary = title }   // a body of only an image has no text
-        var html: String?
-        if config.feeds.content == .full {
-            html = Markdown.render(body, options: options).html
-            if let (correction, _) = localized(story.corrections, language) {
-                let label = edition.theme.string("correction", language)
-                html = "<p><strong>" + escapeHTML(label) + ":</strong> " + escapeHTML(correction) + "</p>\n" + (html ?? "")
+        let text = try feedEntries.bodyText(of: story, language) { () throws(FileSystem.Failure) in
+            let loaded = try edition.withBodies(story)
+            let body = loaded.bodies[language.code]?.text ?? []
+            var summary = localized(story.summaries, language)?.0 ?? Markdown.plainText(body, limit: 300)
+            if summary.allSatisfy(\.isWhitespace) { summary = title }   // a body of only an image has no text
+            var html: String?
+            if config.feeds.content == .full {
+                html = Markdown.render(body, options: options).html
+                if let (correction, _) = localized(story.corrections, language) {
+                    let label = edition.theme.string("correction", language)
+                    html = "<p><strong>" + escapeHTML(label) + ":</strong> " + escapeHTML(correction) + "</p>\n" + (html ?? "")
+                }
             }
+            return FeedBodyText(summary: summary, html: html)
         }
+        let (summary, html) = (text.summary, text.html)
         return FeedEntry(id: links.entryID(story, language),
                          url: links.absolute(storyURL(story, language)),
                          title: title,
@@ -329,11 +337,100 @@ extension Timestamp {
     }
 }
 
+/// What a feed entry takes from its story's body: the summary (the story's own, or the body's first words) and
+/// the body as HTML (with the correction note) when feeds carry full content.
+struct FeedBodyText: Sendable, Equatable {
+    var summary: String
+    var html: String?
+}
+
 /// Feed entries made once per build and shared: a story is in its language's front-page feed and in each of
 /// its categories' feeds, each written as RSS, Atom and JSON Feed, and every one of those needs the same
 /// rendered body. Holds at most a few hundred entries (`feeds.items` per feed).
+///
+/// The body texts are also kept between builds, in `.newsgen/feed-entries` (`cache`): a feed lists the newest
+/// stories in full, so without them any rebuild that changes a feed (a new story, an edit of a recent one) read
+/// and rendered the bodies of every story in it again, about 150 for three languages. An entry is found by a
+/// hash of everything its text is made from: the build's base fingerprint (binary, config, theme, base URL,
+/// flags), the Markdown options, the story's file (path and the hash of its bytes) and the language. The file
+/// holds the texts this build used, and is written only when they changed.
 final class FeedEntries: Sendable {
     private let entries = Mutex<[String: FeedEntry]>([:])
+    /// The kept texts, read on first use; nil without a cache (its `site`).
+    private let kept = Mutex<[UInt64: FeedBodyText]?>(nil)
+    private let used = Mutex<[UInt64: FeedBodyText]>([:])
+    private let cache: (site: String, base: UInt64, read: Bool)?
+
+    /// `cache`: the site whose `.newsgen/feed-entries` keeps the texts, the fingerprint everything else of a build
+    /// is made from, and whether the kept texts may be read (not for `--clean`, which renders everything).
+    init(cache: (site: String, base: UInt64, read: Bool)? = nil) {
+        self.cache = cache
+    }
+
+    static let magic: UInt64 = 0x4E47_4645_4544_5331   // "NGFEEDS1"
+
+    static func path(site: String) -> String { site + "/" + BuildCache.storyCacheFolder + "/feed-entries" }
+
+    private func key(_ story: Story, _ language: Language, base: UInt64) -> UInt64 {
+        var digest = Digest()
+        digest.add(base)
+        digest.add(story.sourcePath)
+        digest.add(story.contentHash)
+        digest.add(language.code)
+        return digest.value
+    }
+
+    /// The text of `story`'s entry in `language`: kept from the last build, or made now.
+    func bodyText(of story: Story, _ language: Language,
+                  make: () throws(FileSystem.Failure) -> FeedBodyText) throws(FileSystem.Failure) -> FeedBodyText {
+        guard let cache, story.contentHash != 0 else { return try make() }
+        let key = key(story, language, base: cache.base)
+        let found = kept.withLock { (kept: inout [UInt64: FeedBodyText]?) -> FeedBodyText? in
+            if kept == nil { kept = cache.read ? Self.load(site: cache.site) : [:] }
+            return kept?[key]
+        }
+        let text: FeedBodyText
+        if let found { text = found } else { text = try make() }
+        used.withLock { $0[key] = text }
+        return text
+    }
+
+    /// Writes the texts this build used, when they are not the ones that were kept (on another thread; see
+    /// `BuildCache.saveInBackground`).
+    func save() {
+        guard let cache else { return }
+        let used = used.withLock { $0 }
+        if let kept = kept.withLock({ $0 }), kept.count == used.count, used.allSatisfy({ kept[$0.key] == $0.value }) { return }
+        BuildCache.saveInBackground({ Self.encode(used) }, to: Self.path(site: cache.site))
+    }
+
+    static func encode(_ texts: [UInt64: FeedBodyText]) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.bytes.reserveCapacity(texts.values.reduce(64) { $0 + $1.summary.utf8.count + ($1.html?.utf8.count ?? 0) + 40 })
+        writer.u64(magic)
+        writer.u64(BuildCache.executableIdentity)
+        writer.int(texts.count)
+        for key in texts.keys.sorted() {
+            writer.u64(key)
+            writer.string(texts[key]!.summary)
+            writer.optionalString(texts[key]!.html)
+        }
+        return writer.bytes
+    }
+
+    /// The kept texts, or none when the file is missing, damaged or from another binary.
+    static func load(site: String) -> [UInt64: FeedBodyText] {
+        guard let bytes = BuildCache.read(path(site: site)) else { return [:] }
+        var reader = ByteReader(bytes)
+        guard reader.u64() == magic, reader.u64() == BuildCache.executableIdentity, let count = reader.count() else { return [:] }
+        var texts: [UInt64: FeedBodyText] = [:]
+        texts.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let key = reader.u64(), let summary = reader.string(), let html = reader.optionalString() else { return [:] }
+            texts[key] = FeedBodyText(summary: summary, html: html)
+        }
+        return reader.atEnd ? texts : [:]
+    }
 
     func entry(_ storyID: String, _ language: Language,
                make: () throws(FileSystem.Failure) -> FeedEntry) throws(FileSystem.Failure) -> FeedEntry {

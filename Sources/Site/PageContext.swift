@@ -26,8 +26,9 @@ struct PageContext: Sendable {
     /// `links.story` of every story in every configured language (in config order), by place in `stories`: the
     /// sitemap and the planner ask for each several times.
     private let storyURLs: [[String]]
-    /// Each story's feed entry in each language, made once per build (see `FeedEntries`).
-    let feedEntries = FeedEntries()
+    /// Each story's feed entry in each language, made once per build, and their body texts kept between builds
+    /// when the build gives a cache (see `FeedEntries`).
+    let feedEntries: FeedEntries
     /// Dates as readers see them, formatted once per build: a story's date shows on its page and on every list
     /// that has its card, and formatting in the reader's language is one of the dearer steps of a page.
     let dateValues = DateValues()
@@ -91,8 +92,9 @@ struct PageContext: Sendable {
 
     var config: SiteConfig { edition.config }
 
-    init(edition: Edition, links: Permalinks, clock: ReaderClock, stories: [Story]) {
+    init(edition: Edition, links: Permalinks, clock: ReaderClock, stories: [Story], feedEntries: FeedEntries = FeedEntries()) {
         self.edition = edition
+        self.feedEntries = feedEntries
         self.links = links
         self.clock = clock
         self.stories = stories

@@ -87,7 +87,15 @@ public enum SiteBuilder {
         let stories = edition.stories.filter(options.filter.shows)
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
         let links = Permalinks(config: config, clock: clock)
-        let context = PageContext(edition: edition, links: links, clock: clock, stories: stories)
+        var base = Digest()
+        base.add(edition.fingerprint)
+        base.add(options.filter.includeDrafts)
+        base.add(options.filter.includeFuture)
+        let baseFingerprint = base.value
+        // Feed entries' body texts are kept between builds made from the same base (the cache is not read by
+        // --clean, which renders everything, but is written).
+        let feedEntries = FeedEntries(cache: (site: edition.directory, base: baseFingerprint, read: !options.clean))
+        let context = PageContext(edition: edition, links: links, clock: clock, stories: stories, feedEntries: feedEntries)
         let now = options.filter.now
         let markdownOptions = MarkdownOptions(smartPunctuation: true, allowRawHTML: config.allowRawHTML)
 
@@ -115,11 +123,6 @@ public enum SiteBuilder {
         @Sendable func isAsCached(_ path: String, _ entry: OutputCache.Entry) -> Bool {
             found.asCached || existingFiles.place(of: path).map { existingFileStamps[$0] } == entry.stamp
         }
-        var base = Digest()
-        base.add(edition.fingerprint)
-        base.add(options.filter.includeDrafts)
-        base.add(options.filter.includeFuture)
-        let baseFingerprint = base.value
         // The sitemaps, news sitemaps and robots.txt, in groups: on another thread while the pages render. A group
         // whose inputs are unchanged and whose files are as the last build left them is kept without being built.
         let generatedFiles = Mutex<(outputs: [Output], groups: [OutputCache.Generated])>(([], []))
@@ -214,6 +217,7 @@ public enum SiteBuilder {
             writer.abort()
             throw SiteError(problems)
         }
+        feedEntries.save()
         do {
             // Everything kept as the cache said: the cache stays as it is (same paths, fingerprints and stamps).
             var inputs = inputsRecord(edition, stories: stories, filter: options.filter)

@@ -71,6 +71,43 @@ struct FixtureError: Error { var message: String }
         },
     ]
 
+    /// A rebuild that changes a feed takes the body texts of the unchanged stories in it from the last build. This
+    /// is seen by changing a feed story's bytes behind its stamp (same size, time and inode, so every cache trusts
+    /// the file): a build that read the body again would stop, since the file no longer has the bytes it was parsed
+    /// from. `--clean` reads everything and finds the change.
+    @Test func feedEntriesOfUnchangedStoriesAreNotRenderedAgain() throws {
+        let site = try BuildFixtures.site()
+        let file = site.path + "/content/world/quake.md"
+        let old = Date(timeIntervalSinceNow: -3600)   // old enough for the story cache to trust the stamp
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: file)
+        _ = try Self.build(site)
+        #expect(try site.read("site/en/feed.xml").contains("The quake struck"))
+        let bytes = Array(try site.read("content/world/quake.md").utf8)
+        let place = try #require((0..<bytes.count).first { bytes[$0...].starts(with: Array("The quake struck".utf8)) })
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: file))
+        try handle.seek(toOffset: UInt64(place))
+        try handle.write(contentsOf: Data("t".utf8))
+        try handle.close()
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: file)
+        // A new story changes the front page's feeds, which list the quake story too.
+        try site.write("content/sports/2026-11-29-final.md", """
+        ---
+        category: Sports
+        published: 2026-11-29T12:00:00Z
+        title: { en: The final, fr: La finale }
+        ---
+        The final was played.
+        """)
+        let rebuild = try newsgen(["build", "--quiet"], in: site, environment: BuildFixtures.now)
+        #expect(rebuild.status == 0, "\(rebuild.standardError)")
+        let feed = try site.read("site/en/feed.xml")
+        #expect(feed.contains("The final"))
+        #expect(feed.contains("The quake struck"))   // the kept text
+        _ = try Self.build(site, ["--clean"])
+        #expect(try site.read("site/en/feed.xml").contains("the quake struck"))
+        #expect(try !site.read("site/en/feed.xml").contains("The quake struck"))
+    }
+
     /// The tree of an output folder without newsgen's own files (`.newsgen*`).
     static func tree(_ site: TemporarySite, _ folder: String) -> [String: Data] {
         site.snapshot(folder).filter { !$0.key.split(separator: "/").contains { $0.hasPrefix(".newsgen") } }
