@@ -63,14 +63,28 @@ public struct FeedEntry: Sendable {
 /// Writes a `Feed` as RSS 2.0, Atom 1.0 (RFC 4287) or JSON Feed 1.1.
 public enum FeedWriter {
     public static func write(_ feed: Feed, as format: FeedFormat) -> String {
+        String(decoding: bytes(feed, as: format), as: UTF8.self)
+    }
+
+    /// The feed file's bytes (what the build writes: no `String` is made of a feed of 50 whole stories).
+    public static func bytes(_ feed: Feed, as format: FeedFormat) -> [UInt8] {
         switch format {
-        case .rss: return rss(feed)
-        case .atom: return atom(feed)
-        case .json: return JSONWriter.write(json(feed))
+        case .rss:
+            var xml = rssDocument(feed)
+            return xml.finishBytes()
+        case .atom:
+            var xml = atomDocument(feed)
+            return xml.finishBytes()
+        case .json: return JSONWriter.bytes(json(feed))
         }
     }
 
     public static func rss(_ feed: Feed) -> String {
+        var xml = rssDocument(feed)
+        return xml.finish()
+    }
+
+    static func rssDocument(_ feed: Feed) -> XMLWriter {
         var xml = XMLWriter()
         xml.open("rss", [("version", "2.0"), ("xmlns:atom", "http://www.w3.org/2005/Atom"),
                          ("xmlns:content", "http://purl.org/rss/1.0/modules/content/"),
@@ -84,7 +98,7 @@ public enum FeedWriter {
         xml.element("generator", text: "newsgen")
         xml.element("atom:link", [("href", feed.urls[.rss] ?? ""), ("rel", "self"), ("type", FeedFormat.rss.mediaType)])
         for entry in feed.entries { rssItem(entry, into: &xml) }
-        return xml.finish()
+        return xml
     }
 
     /// One `<item>`, written on its own (golden files, tests).
@@ -108,6 +122,11 @@ public enum FeedWriter {
     }
 
     public static func atom(_ feed: Feed) -> String {
+        var xml = atomDocument(feed)
+        return xml.finish()
+    }
+
+    static func atomDocument(_ feed: Feed) -> XMLWriter {
         var xml = XMLWriter()
         xml.open("feed", [("xmlns", "http://www.w3.org/2005/Atom"), ("xml:lang", feed.language.code)])
         xml.element("id", text: feed.urls[.atom] ?? feed.homeURL)
@@ -121,7 +140,7 @@ public enum FeedWriter {
         xml.close()
         xml.element("generator", text: "newsgen")
         for entry in feed.entries { atomEntry(entry, into: &xml) }
-        return xml.finish()
+        return xml
     }
 
     /// One `<entry>`, written on its own (golden files, tests).

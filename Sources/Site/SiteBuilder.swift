@@ -609,7 +609,7 @@ public enum SiteBuilder {
             return (Permalinks.file(for: relative), try templates.renderBytes("category", value))
         case .feed(let scope, let language, let format):
             let feed = try context.feed(scope, language, now: now, options: options)
-            return (links.feed(scope, language, format), Array(FeedWriter.write(feed, as: format).utf8))
+            return (links.feed(scope, language, format), FeedWriter.bytes(feed, as: format))
         case .generated(let file, _):
             return (file.path, file.utf8)
         case .keptGenerated(let path, _):

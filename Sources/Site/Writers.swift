@@ -6,54 +6,87 @@
 /// Text and attribute values are escaped; characters XML 1.0 forbids (C0 controls other than tab, line
 /// feed and carriage return, U+FFFE, U+FFFF) are dropped, because no escape can represent them.
 public struct XMLWriter: Sendable {
-    public private(set) var text: String
+    /// The document so far, as UTF-8: feeds carry whole story bodies, and text escaped straight into one buffer is
+    /// not copied again through temporary strings.
+    private var bytes: [UInt8]
     private var open: [String] = []
     private let baseDepth: Int
 
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
     /// Starts a document with the `<?xml version="1.0" encoding="UTF-8"?>` declaration.
     public init() {
-        text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        bytes = Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n".utf8)
         baseDepth = 0
     }
 
     /// Starts a fragment (no declaration) indented as if inside `depth` open elements: a piece of a
     /// larger document that is assembled later (sitemap entries, golden files).
     public init(fragmentAtDepth depth: Int) {
-        text = ""
+        bytes = []
         baseDepth = max(0, depth)
     }
 
-    private var indent: String { String(repeating: "  ", count: open.count + baseDepth) }
+    private mutating func indent() {
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * (open.count + baseDepth)))
+    }
+
+    private mutating func literal(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    private mutating func startTag(_ name: String, _ attributes: [(String, String)]) {
+        indent()
+        bytes.append(UInt8(ascii: "<"))
+        literal(name)
+        for (key, value) in attributes {
+            bytes.append(UInt8(ascii: " "))
+            literal(key)
+            literal("=\"")
+            Self.appendEscaped(value, quote: true, to: &bytes)
+            bytes.append(UInt8(ascii: "\""))
+        }
+    }
 
     /// Opens an element that will have children; close it with `close()`.
     public mutating func open(_ name: String, _ attributes: [(String, String)] = []) {
-        text += indent + "<" + name + Self.attributes(attributes) + ">\n"
+        startTag(name, attributes)
+        literal(">\n")
         open.append(name)
     }
 
     /// Closes the innermost open element.
     public mutating func close() {
         guard let name = open.popLast() else { return }
-        text += indent + "</" + name + ">\n"
+        indent()
+        literal("</")
+        literal(name)
+        literal(">\n")
     }
 
     /// An element holding only text (`<title>…</title>`), or an empty element when `text` is nil.
     public mutating func element(_ name: String, _ attributes: [(String, String)] = [], text value: String? = nil) {
+        startTag(name, attributes)
         if let value {
-            text += indent + "<" + name + Self.attributes(attributes) + ">" + Self.escapeText(value) + "</" + name + ">\n"
+            bytes.append(UInt8(ascii: ">"))
+            Self.appendEscaped(value, quote: false, to: &bytes)
+            literal("</")
+            literal(name)
+            literal(">\n")
         } else {
-            text += indent + "<" + name + Self.attributes(attributes) + "/>\n"
+            literal("/>\n")
         }
     }
 
     /// The finished document (every open element closed).
     public mutating func finish() -> String {
-        while !open.isEmpty { close() }
-        return text
+        String(decoding: finishBytes(), as: UTF8.self)
     }
 
-    static func attributes(_ pairs: [(String, String)]) -> String {
-        pairs.map { " " + $0.0 + "=\"" + escapeAttribute($0.1) + "\"" }.joined()
+    /// The same as UTF-8 bytes.
+    public mutating func finishBytes() -> [UInt8] {
+        while !open.isEmpty { close() }
+        return bytes
     }
 
     /// Escapes character data: `&`, `<` and `>` (the last so that `]]>` can never appear).
@@ -152,11 +185,16 @@ public enum JSONWriter {
     }
 
     public static func write(_ value: JSONValue, mode: Mode = .standard) -> String {
+        String(decoding: bytes(value, mode: mode), as: UTF8.self)
+    }
+
+    /// The same as UTF-8 bytes.
+    public static func bytes(_ value: JSONValue, mode: Mode = .standard) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(1024)
         write(value, mode: mode, depth: 0, into: &out)
         out.append(UInt8(ascii: "\n"))
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     private static func write(_ value: JSONValue, mode: Mode, depth: Int, into out: inout [UInt8]) {
