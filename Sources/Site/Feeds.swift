@@ -371,13 +371,19 @@ struct FeedBodyText: Sendable, Equatable {
 /// stories in full, so without them any rebuild that changes a feed (a new story, an edit of a recent one) read
 /// and rendered the bodies of every story in it again, about 150 for three languages. An entry is found by a
 /// hash of everything its text is made from: the build's base fingerprint (binary, config, theme, base URL,
-/// flags), the Markdown options, the story's file (path and the hash of its bytes) and the language. The file
-/// holds the texts this build used, and is written only when they changed.
+/// flags), the story's file (path and the hash of its bytes) and the language. Kept texts are decoded only when a
+/// feed that shows them is rendered; the file holds the texts of the stories in this build's feeds and is written
+/// only when they changed.
 final class FeedEntries: Sendable {
     private let entries = Mutex<[String: FeedEntry]>([:])
-    /// The kept texts, read on first use; nil without a cache (its `site`).
-    private let kept = Mutex<[UInt64: FeedBodyText]?>(nil)
-    private let used = Mutex<[UInt64: FeedBodyText]>([:])
+    /// The kept file's bytes and where each entry's texts are in them; read on first use.
+    private struct Kept: Sendable {
+        var bytes: [UInt8] = []
+        var places: [UInt64: Range<Int>] = [:]
+    }
+    private let kept = Mutex<Kept?>(nil)
+    /// The texts made by this build (not found among the kept ones).
+    private let made = Mutex<[UInt64: FeedBodyText]>([:])
     private let cache: (site: String, base: UInt64, read: Bool)?
 
     /// `cache`: the site whose `.newsgen/feed-entries` keeps the texts, the fingerprint everything else of a build
@@ -386,69 +392,107 @@ final class FeedEntries: Sendable {
         self.cache = cache
     }
 
-    static let magic: UInt64 = 0x4E47_4645_4544_5331   // "NGFEEDS1"
+    static let magic: UInt64 = 0x4E47_4645_4544_5332   // "NGFEEDS2"
 
     static func path(site: String) -> String { site + "/" + BuildCache.storyCacheFolder + "/feed-entries" }
 
-    private func key(_ story: Story, _ language: Language, base: UInt64) -> UInt64 {
+    /// The key of `story`'s texts in `language` (nil without a cache, or for a story whose bytes are unknown).
+    func key(_ story: Story, _ language: Language) -> UInt64? {
+        guard let cache, story.contentHash != 0 else { return nil }
         var digest = Digest()
-        digest.add(base)
+        digest.add(cache.base)
         digest.add(story.sourcePath)
         digest.add(story.contentHash)
         digest.add(language.code)
         return digest.value
     }
 
+    private func withKept<T>(_ body: (Kept) -> T) -> T {
+        kept.withLock { (kept: inout Kept?) -> T in
+            if kept == nil { kept = cache.map { $0.read ? Self.load(site: $0.site) : Kept() } ?? Kept() }
+            return body(kept!)
+        }
+    }
+
     /// The text of `story`'s entry in `language`: kept from the last build, or made now.
     func bodyText(of story: Story, _ language: Language,
                   make: () throws(FileSystem.Failure) -> FeedBodyText) throws(FileSystem.Failure) -> FeedBodyText {
-        guard let cache, story.contentHash != 0 else { return try make() }
-        let key = key(story, language, base: cache.base)
-        let found = kept.withLock { (kept: inout [UInt64: FeedBodyText]?) -> FeedBodyText? in
-            if kept == nil { kept = cache.read ? Self.load(site: cache.site) : [:] }
-            return kept?[key]
-        }
-        let text: FeedBodyText
-        if let found { text = found } else { text = try make() }
-        used.withLock { $0[key] = text }
+        guard let key = key(story, language) else { return try make() }
+        if let found = withKept({ kept in kept.places[key].flatMap { Self.decode(kept.bytes, $0) } }) { return found }
+        let text = try make()
+        made.withLock { $0[key] = text }
         return text
     }
 
-    /// Writes the texts this build used, when they are not the ones that were kept (on another thread; see
-    /// `BuildCache.saveInBackground`).
-    func save() {
+    /// Writes the texts of `wanted` (the stories in this build's feeds: kept ones copied as they were, new ones
+    /// encoded), unless they are exactly the kept ones; on another thread (see `BuildCache.saveInBackground`).
+    func save(wanted: [UInt64]) {
         guard let cache else { return }
-        let used = used.withLock { $0 }
-        if let kept = kept.withLock({ $0 }), kept.count == used.count, used.allSatisfy({ kept[$0.key] == $0.value }) { return }
-        BuildCache.saveInBackground({ Self.encode(used) }, to: Self.path(site: cache.site))
+        let made = made.withLock { $0 }
+        let kept = withKept { $0 }
+        let keys = Array(Set(wanted)).sorted()
+        if made.isEmpty && keys.count == kept.places.count && keys.allSatisfy({ kept.places[$0] != nil }) { return }
+        BuildCache.saveInBackground({ Self.encode(keys, made: made, kept: kept) }, to: Self.path(site: cache.site))
     }
 
-    static func encode(_ texts: [UInt64: FeedBodyText]) -> [UInt8] {
+    private static func encode(_ keys: [UInt64], made: [UInt64: FeedBodyText], kept: Kept) -> [UInt8] {
         var writer = ByteWriter()
-        writer.bytes.reserveCapacity(texts.values.reduce(64) { $0 + $1.summary.utf8.count + ($1.html?.utf8.count ?? 0) + 40 })
+        writer.bytes.reserveCapacity(kept.bytes.count + made.values.reduce(64) { $0 + $1.summary.utf8.count + ($1.html?.utf8.count ?? 0) + 40 })
         writer.u64(magic)
         writer.u64(BuildCache.executableIdentity)
-        writer.int(texts.count)
-        for key in texts.keys.sorted() {
+        let present = keys.filter { made[$0] != nil || kept.places[$0] != nil }
+        writer.int(present.count)
+        for key in present {
             writer.u64(key)
-            writer.string(texts[key]!.summary)
-            writer.optionalString(texts[key]!.html)
+            if let text = made[key] {
+                writer.string(text.summary)
+                writer.optionalString(text.html)
+            } else if let range = kept.places[key] {
+                writer.bytes += kept.bytes[range]
+            }
         }
         return writer.bytes
     }
 
-    /// The kept texts, or none when the file is missing, damaged or from another binary.
-    static func load(site: String) -> [UInt64: FeedBodyText] {
-        guard let bytes = BuildCache.read(path(site: site)) else { return [:] }
+    /// The texts as `encode` wrote them, for a test.
+    static func encode(_ texts: [UInt64: FeedBodyText]) -> [UInt8] {
+        encode(texts.keys.sorted(), made: texts, kept: Kept())
+    }
+
+    private static func decode(_ bytes: [UInt8], _ range: Range<Int>) -> FeedBodyText? {
+        var reader = ByteReader(bytes, range: range)
+        guard let summary = reader.string(), let html = reader.optionalString() else { return nil }
+        return FeedBodyText(summary: summary, html: html)
+    }
+
+    /// Where the kept texts are, or none when the file is missing, damaged or from another binary. Only lengths are
+    /// read here; the texts are decoded when used.
+    private static func load(site: String) -> Kept {
+        guard let bytes = BuildCache.read(path(site: site)) else { return Kept() }
         var reader = ByteReader(bytes)
-        guard reader.u64() == magic, reader.u64() == BuildCache.executableIdentity, let count = reader.count() else { return [:] }
-        var texts: [UInt64: FeedBodyText] = [:]
-        texts.reserveCapacity(count)
+        guard reader.u64() == magic, reader.u64() == BuildCache.executableIdentity, let count = reader.count() else { return Kept() }
+        var places: [UInt64: Range<Int>] = [:]
+        places.reserveCapacity(count)
         for _ in 0..<count {
-            guard let key = reader.u64(), let summary = reader.string(), let html = reader.optionalString() else { return [:] }
-            texts[key] = FeedBodyText(summary: summary, html: html)
+            guard let key = reader.u64() else { return Kept() }
+            let start = reader.offset
+            guard let summaryLength = reader.count() else { return Kept() }
+            reader.offset += summaryLength
+            guard let hasHTML = reader.bool() else { return Kept() }
+            if hasHTML {
+                guard let htmlLength = reader.count() else { return Kept() }
+                reader.offset += htmlLength
+            }
+            guard reader.offset <= bytes.count else { return Kept() }
+            places[key] = start..<reader.offset
         }
-        return reader.atEnd ? texts : [:]
+        return reader.atEnd ? Kept(bytes: bytes, places: places) : Kept()
+    }
+
+    /// Every kept text, decoded (for a test).
+    static func loadAll(site: String) -> [UInt64: FeedBodyText] {
+        let kept = load(site: site)
+        return kept.places.compactMapValues { decode(kept.bytes, $0) }
     }
 
     func entry(_ storyID: String, _ language: Language,

@@ -217,7 +217,14 @@ public enum SiteBuilder {
             writer.abort()
             throw SiteError(problems)
         }
-        feedEntries.save()
+        // The feed texts to keep: those of every story in a feed of this build.
+        var wantedTexts: [UInt64] = []
+        for case .feed(let scope, let language, .rss) in pages {
+            for index in context.feedStories(scope, language) {
+                if let key = feedEntries.key(stories[index], language) { wantedTexts.append(key) }
+            }
+        }
+        feedEntries.save(wanted: wantedTexts)
         do {
             // Everything kept as the cache said: the cache stays as it is (same paths, fingerprints and stamps).
             var inputs = inputsRecord(edition, stories: stories, filter: options.filter)

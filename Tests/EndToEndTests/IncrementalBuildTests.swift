@@ -82,13 +82,7 @@ struct FixtureError: Error { var message: String }
         try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: file)
         _ = try Self.build(site)
         #expect(try site.read("site/en/feed.xml").contains("The quake struck"))
-        let bytes = Array(try site.read("content/world/quake.md").utf8)
-        let place = try #require((0..<bytes.count).first { bytes[$0...].starts(with: Array("The quake struck".utf8)) })
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: file))
-        try handle.seek(toOffset: UInt64(place))
-        try handle.write(contentsOf: Data("t".utf8))
-        try handle.close()
-        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: file)
+        try Self.changeBehindTheStamp(site, "content/world/quake.md", "The quake struck", "the quake struck", time: old)
         // A new story changes the front page's feeds, which list the quake story too.
         try site.write("content/sports/2026-11-29-final.md", """
         ---
@@ -106,6 +100,39 @@ struct FixtureError: Error { var message: String }
         _ = try Self.build(site, ["--clean"])
         #expect(try site.read("site/en/feed.xml").contains("the quake struck"))
         #expect(try !site.read("site/en/feed.xml").contains("The quake struck"))
+    }
+
+    /// Changes `old` to `new` (of the same length) in a story file in place and gives the file back its time, so
+    /// that its size, time and inode are as before and every cache trusts it.
+    static func changeBehindTheStamp(_ site: TemporarySite, _ path: String, _ old: String, _ new: String, time: Date) throws {
+        let file = site.path + "/" + path
+        let bytes = Array(try site.read(path).utf8)
+        let place = try #require((0..<bytes.count).first { bytes[$0...].starts(with: Array(old.utf8)) })
+        #expect(old.utf8.count == new.utf8.count)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: file))
+        try handle.seek(toOffset: UInt64(place))
+        try handle.write(contentsOf: Data(new.utf8))
+        try handle.close()
+        try FileManager.default.setAttributes([.modificationDate: time], ofItemAtPath: file)
+    }
+
+    /// A rebuild that renders only some feeds keeps the texts of the stories in the others: here the Chinese
+    /// front-page feed is left alone by an English story, and its texts are still there when a Chinese story
+    /// changes it later.
+    @Test func feedTextsOfFeedsNotRenderedAreKept() throws {
+        let site = try BuildFixtures.site()
+        let old = Date(timeIntervalSinceNow: -3600)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: site.path + "/content/world/2026-11-28-english-only.md")
+        _ = try Self.build(site)
+        try Self.changeBehindTheStamp(site, "content/world/2026-11-28-english-only.md", "中文正文", "申文正文", time: old)
+        try site.write("content/sports/2026-11-29-final.md", "---\ncategory: Sports\npublished: 2026-11-29T12:00:00Z\ntitle: The final\n---\nThe final was played.\n")
+        let english = try newsgen(["build", "--quiet"], in: site, environment: BuildFixtures.now)
+        #expect(english.status == 0, "\(english.standardError)")
+        try site.write("content/world/2026-11-29-chinese.md", "---\ncategory: World\npublished: 2026-11-29T12:30:00Z\ntitle: { en: Chinese, zh-Hans: 中文 }\n---\n<!-- lang: zh-Hans -->\n新的故事。\n")
+        let chinese = try newsgen(["build", "--quiet"], in: site, environment: BuildFixtures.now)
+        #expect(chinese.status == 0, "\(chinese.standardError)")
+        let feed = try site.read("site/zh-hans/feed.xml")
+        #expect(feed.contains("新的故事") && feed.contains("中文正文"))
     }
 
     /// The tree of an output folder without newsgen's own files (`.newsgen*`).

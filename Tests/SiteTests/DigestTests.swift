@@ -46,11 +46,11 @@ import Testing
             .max: FeedBodyText(summary: "", html: ""),
         ]
         BuildCache.save(FeedEntries.encode(texts), to: FeedEntries.path(site: site))
-        #expect(FeedEntries.load(site: site) == texts)
+        #expect(FeedEntries.loadAll(site: site) == texts)
         var bytes = try FileSystem.read(FeedEntries.path(site: site))
         bytes[bytes.count / 2] ^= 0x20
         try FileSystem.write(bytes, to: FeedEntries.path(site: site))
-        #expect(FeedEntries.load(site: site).isEmpty)
-        #expect(FeedEntries.load(site: site + "/none").isEmpty)
+        #expect(FeedEntries.loadAll(site: site).isEmpty)
+        #expect(FeedEntries.loadAll(site: site + "/none").isEmpty)
     }
 }
