@@ -427,7 +427,8 @@ final class FeedEntries: Sendable {
     /// Writes the texts of `wanted` (the stories in this build's feeds: kept ones copied as they were, new ones
     /// encoded), unless they are exactly the kept ones; on another thread (see `BuildCache.saveInBackground`).
     func save(wanted: [UInt64]) {
-        guard let cache else { return }
+        // No feed rendered: every feed is as the last build left it, and so are the stories in them.
+        guard let cache, kept.withLock({ $0 != nil }) else { return }
         let made = made.withLock { $0 }
         let kept = withKept { $0 }
         let keys = Array(Set(wanted)).sorted()
