@@ -6,8 +6,8 @@ import Glibc
 
 /// The build cache: what the next build needs to know exactly what changed.
 ///
-/// Two files, both rebuilt from scratch whenever they are missing, unreadable, corrupted or written by another
-/// newsgen binary (any rebuild of newsgen invalidates them):
+/// Two files (and the feed texts of `FeedEntries`, `.newsgen/feed-entries`), all rebuilt from scratch whenever they
+/// are missing, unreadable, corrupted or written by another newsgen binary (any rebuild of newsgen invalidates them):
 /// - `<site>/.newsgen/story-cache`: every story file that parsed without problems, keyed by its path, with its
 ///   size, modification time (nanoseconds), inode and a hash of its bytes, and the parsed metadata (never the
 ///   bodies). A file whose size, time or inode differ is read and parsed again; a file modified less than two
