@@ -38,17 +38,8 @@ enum BuildCache {
         var path = "/proc/self/exe"
         let probe: @convention(c) () -> Void = {}
         let address = UInt(bitPattern: unsafeBitCast(probe, to: UnsafeRawPointer.self))
-        if let maps = try? FileSystem.readText("/proc/self/maps") {
-            for line in maps.split(separator: "\n") {
-                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                guard fields.count >= 6, let dash = fields[0].firstIndex(of: "-"),
-                      let start = UInt(fields[0][..<dash], radix: 16),
-                      let end = UInt(fields[0][fields[0].index(after: dash)...], radix: 16) else { continue }
-                if start <= address && address < end && fields[5].hasPrefix("/") {
-                    path = fields[5...].joined(separator: " ")
-                    break
-                }
-            }
+        if let maps = try? FileSystem.read("/proc/self/maps"), let file = file(holding: address, maps: maps) {
+            path = file
         }
         var info = stat()
         if stat(path, &info) == 0 {
@@ -61,6 +52,43 @@ enum BuildCache {
         }
         return digest.value
     }()
+
+    /// The file mapped at `address` in a `/proc/self/maps` listing. Each line is "start-end perms offset dev inode
+    /// path", and only the path has a "/". Read as bytes: splitting the few hundred lines as Strings cost more than a
+    /// rebuild's whole look at its story files.
+    static func file(holding address: UInt, maps: [UInt8]) -> String? {
+        var lineStart = 0
+        while lineStart < maps.count {
+            let lineEnd = maps[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? maps.count
+            defer { lineStart = lineEnd + 1 }
+            var index = lineStart
+            func hex() -> UInt? {
+                var value: UInt = 0
+                var digits = 0
+                while index < lineEnd, digits < 16, let digit = hexDigit(maps[index]) {
+                    value = value << 4 | UInt(digit)
+                    index += 1
+                    digits += 1
+                }
+                return digits > 0 ? value : nil
+            }
+            guard let start = hex(), index < lineEnd, maps[index] == UInt8(ascii: "-") else { continue }
+            index += 1
+            guard let end = hex(), start <= address, address < end,
+                  let slash = maps[index..<lineEnd].firstIndex(of: UInt8(ascii: "/")) else { continue }
+            return String(decoding: maps[slash..<lineEnd], as: UTF8.self)
+        }
+        return nil
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
 
     /// Writes `bytes` and their checksum to `path` (temporary file + rename); failures are ignored (a cache is
     /// optional). The old file is removed before the rename: ext4 writes a file renamed over another one out to

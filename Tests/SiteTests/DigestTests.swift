@@ -54,3 +54,23 @@ import Testing
         #expect(FeedEntries.loadAll(site: site + "/none").isEmpty)
     }
 }
+
+/// Caches are tied to the binary that wrote them, found from the memory map of the process.
+@Suite struct ExecutableIdentityTests {
+    @Test func theFileMappedAtAnAddress() {
+        let maps = Array("""
+        55d0c0a00000-55d0c0a20000 r--p 00000000 fd:01 1234567                    /usr/local/bin/news gen
+        55d0c0a20000-55d0c0b90000 r-xp 00020000 fd:01 1234567                    /usr/local/bin/news gen
+        7f12a0000000-7f12a0021000 rw-p 00000000 00:00 0
+        7f12a4000000-7f12a41c0000 r-xp 00028000 fd:01 2345678                    /usr/lib/x86_64-linux-gnu/libc.so.6
+        7ffd1b3f0000-7ffd1b411000 rw-p 00000000 00:00 0                          [stack]
+        """.utf8)
+        #expect(BuildCache.file(holding: 0x55d0_c0a2_0000, maps: maps) == "/usr/local/bin/news gen")
+        #expect(BuildCache.file(holding: 0x55d0_c0b8_ffff, maps: maps) == "/usr/local/bin/news gen")
+        #expect(BuildCache.file(holding: 0x7f12_a400_1000, maps: maps) == "/usr/lib/x86_64-linux-gnu/libc.so.6")
+        #expect(BuildCache.file(holding: 0x7f12_a000_0010, maps: maps) == nil)   // anonymous memory
+        #expect(BuildCache.file(holding: 0x7ffd_1b3f_0010, maps: maps) == nil)   // [stack]
+        #expect(BuildCache.file(holding: 0x1000, maps: maps) == nil)
+        #expect(BuildCache.file(holding: 0x1000, maps: []) == nil)
+    }
+}
