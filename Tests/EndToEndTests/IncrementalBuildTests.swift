@@ -20,6 +20,20 @@ struct FixtureError: Error { var message: String }
         try site.write(path, text.replacingOccurrences(of: old, with: new))
     }
 
+    /// A new Sports story, "The final", in English (and French).
+    static let finalPath = "content/sports/2026-11-29-final.md"
+    static func finalStory(published: String, french: Bool = false) -> String {
+        """
+        ---
+        category: Sports
+        published: \(published)
+        title: { en: The final, fr: La finale }
+        ---
+        <!-- lang: en -->
+        The final was played.
+        """ + (french ? "\n\n<!-- lang: fr -->\nLa finale a été jouée.\n" : "\n")
+    }
+
     static let edits: [Edit] = [
         Edit(name: "body") { try replace($0, "content/world/quake.md", "The quake struck", "The strong quake struck") },
         Edit(name: "title") {
@@ -44,18 +58,7 @@ struct FixtureError: Error { var message: String }
             try $0.write("content/world/2026-11-29-quake-moved.md", text)
         },
         Edit(name: "new story") {
-            try $0.write("content/sports/2026-11-29-final.md", """
-            ---
-            category: Sports
-            published: 2026-11-29T12:00:00Z
-            title: { en: The final, fr: La finale }
-            ---
-            <!-- lang: en -->
-            The final was played.
-
-            <!-- lang: fr -->
-            La finale a été jouée.
-            """)
+            try $0.write(finalPath, finalStory(published: "2026-11-29T12:00:00Z", french: true))
         },
         Edit(name: "template") {
             try replace($0, "templates/story.mustache", "{{", "<!-- edited -->{{")
@@ -84,14 +87,7 @@ struct FixtureError: Error { var message: String }
         #expect(try site.read("site/en/feed.xml").contains("The quake struck"))
         try Self.changeBehindTheStamp(site, "content/world/quake.md", "The quake struck", "the quake struck", time: old)
         // A new story changes the front page's feeds, which list the quake story too.
-        try site.write("content/sports/2026-11-29-final.md", """
-        ---
-        category: Sports
-        published: 2026-11-29T12:00:00Z
-        title: { en: The final, fr: La finale }
-        ---
-        The final was played.
-        """)
+        try site.write(Self.finalPath, Self.finalStory(published: "2026-11-29T12:00:00Z"))
         let rebuild = try newsgen(["build", "--quiet"], in: site, environment: BuildFixtures.now)
         #expect(rebuild.status == 0, "\(rebuild.standardError)")
         let feed = try site.read("site/en/feed.xml")
@@ -125,7 +121,7 @@ struct FixtureError: Error { var message: String }
         try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: site.path + "/content/world/2026-11-28-english-only.md")
         _ = try Self.build(site)
         try Self.changeBehindTheStamp(site, "content/world/2026-11-28-english-only.md", "中文正文", "申文正文", time: old)
-        try site.write("content/sports/2026-11-29-final.md", "---\ncategory: Sports\npublished: 2026-11-29T12:00:00Z\ntitle: The final\n---\nThe final was played.\n")
+        try site.write(Self.finalPath, Self.finalStory(published: "2026-11-29T12:00:00Z"))
         let english = try newsgen(["build", "--quiet"], in: site, environment: BuildFixtures.now)
         #expect(english.status == 0, "\(english.standardError)")
         try site.write("content/world/2026-11-29-chinese.md", "---\ncategory: World\npublished: 2026-11-29T12:30:00Z\ntitle: { en: Chinese, zh-Hans: 中文 }\n---\n<!-- lang: zh-Hans -->\n新的故事。\n")
@@ -437,15 +433,7 @@ struct FixtureError: Error { var message: String }
         let untouched = ["sitemap-2026-10.xml", "sitemap-2026-09.xml", "robots.txt"]
         let stamps = try Self.stamps(site, untouched)
         let changed = try Self.rebuild(site) { site in
-            try site.write("content/sports/2026-11-29-final.md", """
-            ---
-            category: Sports
-            published: 2026-11-29T14:30:00Z
-            title: { en: The final, fr: La finale }
-            ---
-            <!-- lang: en -->
-            The final was played.
-            """)
+            try site.write(Self.finalPath, Self.finalStory(published: "2026-11-29T14:30:00Z"))
         }
         #expect(Self.sitemapChanges(changed) == ["sitemap-2026-11.xml", "sitemap-pages.xml", "sitemap.xml", "news-sitemap.xml"],
                 "\(changed.sorted())")
