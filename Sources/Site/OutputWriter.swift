@@ -189,6 +189,7 @@ final class OutputWriter: Sendable {
                                  to: directory + "/" + Self.marker)
         }
         return Summary(written: snapshot.staged.count, unchanged: snapshot.unchanged, removed: removed,
+                       // Staged paths are unique (`plan` refuses a second), so places in the table are places in `staged`.
                        writtenFiles: PathTable(snapshot.staged.map(\.relative)),
                        writtenStamps: snapshot.staged.map(\.stamp),
                        unplanned: unplanned)
