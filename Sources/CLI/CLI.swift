@@ -90,7 +90,10 @@ enum BuildCommand {
             throw UsageError(message: "unexpected argument '\(extra)'", command: name)
         }
         let started = monotonicSeconds()
-        defer { Edition.finishCacheWrites() }   // the story cache, written while the build goes on
+        guard let lockTimeout = BuildLock.timeout(environment: environment) else {
+            console.err("error: NEWSGEN_LOCK_TIMEOUT must be a number of seconds, found '\(environment["NEWSGEN_LOCK_TIMEOUT"] ?? "")'")
+            return ExitCode.failure
+        }
         let now: Timestamp
         switch EditionFilter.currentTime(environment: environment) {
         case .success(let value): now = value
@@ -100,8 +103,21 @@ enum BuildCommand {
         let filter = EditionFilter(now: now, includeDrafts: parsed.flags.contains("--drafts"),
                                    includeFuture: parsed.flags.contains("--future"))
         let buildOptions = BuildOptions(output: parsed.options["--output"], filter: filter, clean: parsed.flags.contains("--clean"))
+        // A build holds the lock from before it reads the cache until the cache and the output are written.
+        var lock: BuildLock?
+        if writes {
+            do throws(SiteError) {
+                lock = try BuildLock.acquire(site: site, output: buildOptions.output, timeout: lockTimeout) { console.err($0) }
+            } catch {
+                return report(error, console: console)
+            }
+        }
+        defer {
+            Edition.finishCacheWrites()   // the story cache, written while the build goes on
+            lock?.release()
+        }
         // The output folder is looked at on another core while the site loads (it only reads).
-        let survey = writes ? OutputSurvey.start(site: site, output: buildOptions.output, clean: buildOptions.clean) : nil
+        let survey = lock.map { OutputSurvey.start(lock: $0, clean: buildOptions.clean) }
         if let survey { ProcessExit.keep(survey) }
         // What the site is made from, as the file system shows it: when the output folder holds a build of exactly
         // that, with the same flags, and the time has not moved past anything, there is nothing to do.
@@ -114,14 +130,14 @@ enum BuildCommand {
         }
         let edition: Edition
         do throws(SiteError) {
-            let cache: Edition.CacheMode = !writes ? .read : parsed.flags.contains("--clean") ? .rebuild : .readWrite
+            let cache: Edition.CacheMode = lock.map { parsed.flags.contains("--clean") ? .rebuild($0) : .readWrite($0) } ?? .read
             edition = try Edition.load(directory: site, baseURLOverride: parsed.options["--base-url"],
                                        cache: cache, snapshot: snapshot)
             ProcessExit.keep(edition)
         } catch {
             return report(error, console: console)
         }
-        guard writes else {
+        guard let lock else {   // check
             let shown = edition.stories.filter(filter.shows).count
             console.out("checked \(edition.stories.count) stories (\(shown) would be published), \(edition.config.languages.count) languages: no problems")
             return ExitCode.success
@@ -135,7 +151,7 @@ enum BuildCommand {
             }
         }
         do throws(SiteError) {
-            let report = try SiteBuilder.build(edition, options: buildOptions, survey: survey, progress: progress)
+            let report = try SiteBuilder.build(edition, options: buildOptions, lock: lock, survey: survey, progress: progress)
             if interactive { StandardConsole().progress("") }
             console.out(summary(report, since: started))
             return ExitCode.success
@@ -165,8 +181,3 @@ enum BuildCommand {
     }
 }
 
-func monotonicSeconds() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-}

@@ -27,14 +27,21 @@ public struct Diagnostic: Sendable, Hashable, Comparable, CustomStringConvertibl
     }
 }
 
-/// The build (or check) found problems; nothing was written.
+/// The build (or check) found problems. Almost always before anything was written; when writing the output itself
+/// failed part way, `changed` counts the output files already replaced or removed, and the message says so.
 public struct SiteError: Error, Sendable, CustomStringConvertible {
     public var diagnostics: [Diagnostic]
-    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics.sorted() }
+    public var changed: Int
+    public init(_ diagnostics: [Diagnostic], changed: Int = 0) {
+        self.diagnostics = diagnostics.sorted()
+        self.changed = changed
+    }
     public var description: String {
         let lines = diagnostics.map(\.description)
         let count = diagnostics.count == 1 ? "1 error" : "\(diagnostics.count) errors"
-        return (lines + ["\(count); nothing was written"]).joined(separator: "\n")
+        let outcome = changed == 0 ? "nothing was written"
+            : "\(changed) output \(changed == 1 ? "file was" : "files were") already replaced or removed, so the output is part old, part new: build again once the problem is solved"
+        return (lines + ["\(count); \(outcome)"]).joined(separator: "\n")
     }
 }
 

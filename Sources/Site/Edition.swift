@@ -19,15 +19,31 @@ public struct Edition: Sendable {
     public static let templatesFolder = "templates"
 
     /// How `load` uses the story cache (`.newsgen/story-cache` in the site folder).
-    public enum CacheMode: Sendable, Hashable {
+    /// Only the holder of the site's build lock may write the cache.
+    public enum CacheMode: Sendable {
         /// Read and parse every story; neither read nor write the cache.
         case off
         /// Take unchanged stories from the cache; never write it (`newsgen check`).
         case read
         /// Take unchanged stories from the cache and save it when something changed.
-        case readWrite
+        case readWrite(BuildLock)
         /// Ignore the cache, parse every story and write a new cache (`newsgen build --clean`).
-        case rebuild
+        case rebuild(BuildLock)
+
+        var readsCache: Bool {
+            switch self {
+            case .read, .readWrite: true
+            case .off, .rebuild: false
+            }
+        }
+
+        /// The lock under which the cache is written, for the modes that write it.
+        var writer: BuildLock? {
+            switch self {
+            case .readWrite(let lock), .rebuild(let lock): lock
+            case .off, .read: nil
+            }
+        }
     }
 
     /// Loads the site in `directory`. Collects every problem of every file before throwing.
@@ -43,9 +59,7 @@ public struct Edition: Sendable {
         var diagnostics: [Diagnostic] = []
 
         let configPath = root + "/" + configFile
-        guard FileSystem.exists(configPath) else {
-            throw SiteError([Diagnostic(path: configFile, message: "no newsgen.yml here (\(root)); run newsgen in a site folder or pass --site DIR")])
-        }
+        if let missing = missingConfig(root) { throw SiteError([missing]) }
         var config: SiteConfig?
         var configBytes: [UInt8] = []
         switch Result(catching: { () throws(FileSystem.Failure) in
@@ -91,6 +105,12 @@ public struct Edition: Sendable {
     var inputs: InputSnapshot?
 
     /// A hash of every file of the theme (`templates/`), by path and bytes.
+    /// The error for a folder that is not a site (`root`: absolute).
+    static func missingConfig(_ root: String) -> Diagnostic? {
+        if FileSystem.exists(root + "/" + configFile) { return nil }
+        return Diagnostic(path: configFile, message: "no newsgen.yml here (\(root)); run newsgen in a site folder or pass --site DIR")
+    }
+
     static func themeDigest(root: String) -> UInt64 {
         var digest = Digest()
         let templates = root + "/" + templatesFolder
@@ -132,7 +152,7 @@ public struct Edition: Sendable {
             return []
         }
         let listed = listed ?? storyFiles(in: contentDirectory)
-        let cached = (cache == .read || cache == .readWrite)
+        let cached = cache.readsCache
             ? StoryCache.load(site: root, key: cacheKey, config: config) : [:]
         let parser = StoryParser(config: config)
         // (index, story, problems, whether the file was read, the cache entry's bytes when it is kept as it is)
@@ -185,7 +205,8 @@ public struct Edition: Sendable {
                 keep.append((listed[index].path, listed[index].stamp, story, found[index].written))
             }
         }
-        if cache == .rebuild || (cache == .readWrite && (anyRead || keep.count != cached.count)) {
+        if let lock = cache.writer, !cache.readsCache || anyRead || keep.count != cached.count {
+            precondition(lock.site == root, "the story cache is written under its own site's lock")
             StoryCache.saveInBackground(site: root, key: cacheKey, entries: keep)
         }
         // Sorted by keys taken out once: comparing the stories themselves reads each one's fields on every step.

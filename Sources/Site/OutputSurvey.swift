@@ -26,11 +26,10 @@ public final class OutputSurvey: Sendable {
         var asCached: Bool
     }
 
-    /// Starts looking at the output folder of the site in `site` (as `Edition.load` is given it) on another
-    /// thread. `output` is `--output` as given, `clean` is `--clean` (the cache is then not read).
-    public static func start(site: String, output: String?, clean: Bool) -> OutputSurvey {
-        let root = FileSystem.absolute(site)
-        let survey = OutputSurvey(site: root, output: SiteBuilder.outputDirectory(site: root, requested: output), clean: clean)
+    /// Starts looking at the output folder of the locked site on another thread (the lock is held so that no other
+    /// build changes the cache or the folder meanwhile). `clean` is `--clean` (the cache is then not read).
+    public static func start(lock: BuildLock, clean: Bool) -> OutputSurvey {
+        let survey = OutputSurvey(site: lock.site, output: lock.output, clean: clean)
         survey.cacheRead.enter()
         DispatchQueue.global().async(group: survey.done) {
             let cached = survey.readCache()

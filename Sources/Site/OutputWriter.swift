@@ -39,6 +39,9 @@ final class OutputWriter: Sendable {
         /// The staging folder is made when the first file is staged: a build that writes nothing leaves the
         /// output folder's own stamp alone (the next build then has no folder to look into).
         var stagingMade = false
+        /// Files of the output folder replaced or removed so far by `commit`: when it fails part way, the output is
+        /// part old, part new, and the error must say so.
+        var changed = 0
     }
     private let state = Mutex(State())
     /// Names inside the output folder that belong to newsgen itself (build cache, staging), never removed.
@@ -48,12 +51,20 @@ final class OutputWriter: Sendable {
     /// newsgen, and is refused, because a build removes every file that is not part of the site.
     static let marker = ".newsgen-output"
 
+    /// The build lock of the output folder (`BuildLock`).
+    static let lockFile = ".newsgen-lock"
+
+    /// Why `directory` must not be built into: it holds files, but no build of newsgen made it.
+    static func foreignFilesProblem(_ directory: String) -> String? {
+        guard FileSystem.isDirectory(directory), !FileSystem.exists(directory + "/" + Self.marker),
+              let foreign = FileSystem.files(under: directory, includeHidden: true).first(where: { !$0.hasPrefix(Self.reservedPrefix) })
+        else { return nil }
+        return "the output folder \(directory) holds files that newsgen did not write (such as \(foreign)), and a build removes every file that is not part of the site; empty it or choose another output folder"
+    }
+
     init(directory: String) throws(FileSystem.Failure) {
         self.directory = directory
-        if FileSystem.isDirectory(directory), !FileSystem.exists(directory + "/" + Self.marker),
-           let foreign = FileSystem.files(under: directory, includeHidden: true).first(where: { !$0.hasPrefix(Self.reservedPrefix) }) {
-            throw FileSystem.Failure(path: directory, reason: "this folder holds files that newsgen did not write (such as \(foreign)), and a build removes every file that is not part of the site; empty it or choose another output folder")
-        }
+        if let problem = Self.foreignFilesProblem(directory) { throw FileSystem.Failure(path: directory, reason: problem) }
         staging = directory + "/.newsgen-staging"
         if FileSystem.isDirectory(staging) { FileSystem.removeTree(staging) }   // left by a crashed build
         fresh = !FileSystem.isDirectory(directory)
@@ -148,6 +159,7 @@ final class OutputWriter: Sendable {
                 }
                 moved.append(entry)
             }
+            state.withLock { $0.changed = snapshot.staged.count }
         }
         var ready: Set<String> = []   // folders known to exist: checked or created once, not once per file
         for (relative, name, _) in snapshot.staged.sorted(by: { $0.relative < $1.relative }) where !fresh {
@@ -160,6 +172,7 @@ final class OutputWriter: Sendable {
             }
             if FileSystem.isDirectory(target) { FileSystem.removeTree(target) }
             try FileSystem.rename(staging + "/" + name, target)
+            state.withLock { $0.changed += 1 }
         }
         var removed = 0
         var emptied: Set<String> = []
@@ -170,6 +183,7 @@ final class OutputWriter: Sendable {
             guard FileSystem.exists(directory + "/" + file) else { continue }
             FileSystem.remove(directory + "/" + file)
             removed += 1
+            state.withLock { $0.changed += 1 }
             if let slash = file.lastIndex(of: "/") { emptied.insert(String(file[..<slash])) }
         }
         FileSystem.removeTree(staging)
@@ -198,4 +212,8 @@ final class OutputWriter: Sendable {
     func abort() {
         FileSystem.removeTree(staging)
     }
+
+    /// How many files of the output folder `commit` has replaced or removed (a fresh output's files count once the
+    /// whole site is in place, which is when a failure can no longer take them back).
+    var changedFiles: Int { state.withLock { $0.changed } }
 }

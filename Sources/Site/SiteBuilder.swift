@@ -74,15 +74,16 @@ public enum SiteBuilder {
         requested.map(FileSystem.absolute) ?? site + "/site"
     }
 
+    /// Builds into `lock.output`: the lock, taken before the edition was loaded, makes this the only build that
+    /// reads or writes the site's cache and that folder until it is released.
     /// `survey`: the output folder as looked at while the site was loading (`OutputSurvey.start`, with the same
     /// output and `--clean`); without it, or when it was made for another folder, it is looked at here.
-    public static func build(_ edition: Edition, options: BuildOptions, survey: OutputSurvey? = nil,
+    public static func build(_ edition: Edition, options: BuildOptions, lock: BuildLock, survey: OutputSurvey? = nil,
                              progress: (@Sendable (Int, Int) -> Void)? = nil) throws(SiteError) -> BuildReport {
         defer { BuildCache.finishWrites() }   // the story cache, when loading the edition changed it
-        let output = outputDirectory(for: edition, requested: options.output)
-        if let problem = unsafeOutputProblem(output, edition: edition) {
-            throw SiteError([Diagnostic(path: "--output", message: problem)])
-        }
+        precondition(lock.site == edition.directory && lock.output == outputDirectory(for: edition, requested: options.output),
+                     "a build holds the lock of its own site and output folder")
+        let output = lock.output
         let config = edition.config
         let stories = edition.stories.filter(options.filter.shows)
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
@@ -281,7 +282,8 @@ public enum SiteBuilder {
                                unchanged: summary.unchanged, removed: summary.removed, output: output)
         } catch {
             writer.abort()
-            throw SiteError([Diagnostic(path: error.path, message: "cannot write the output: \(error.reason)")])
+            throw SiteError([Diagnostic(path: error.path, message: "cannot write the output: \(error.reason)")],
+                            changed: writer.changedFiles)
         }
     }
 
@@ -387,8 +389,7 @@ public enum SiteBuilder {
     }
 
     /// Refuses output folders that would overwrite or delete the site's own sources.
-    static func unsafeOutputProblem(_ output: String, edition: Edition) -> String? {
-        let root = edition.directory
+    static func unsafeOutputProblem(_ output: String, site root: String) -> String? {
         let protected = [root, root + "/" + Edition.contentFolder, root + "/" + Edition.templatesFolder]
         for path in protected where path == output || path.hasPrefix(output + "/") || (output.hasPrefix(path + "/") && path != root) {
             return "the output folder \(output) would overwrite the site's sources (\(path)); choose another folder"
