@@ -1,4 +1,4 @@
-// Shared access signature (SAS) tokens for the hub's Authorization header (hub-protocol.md §2).
+// Shared access signature (SAS) tokens for the hub's Authorization header, as the official SDKs make them.
 
 import Signing
 
@@ -14,8 +14,8 @@ import Signing
 /// * string to sign = `sr + "\n" + expiry` (one LF byte);
 /// * `sig` = percent-encoded base64(HMAC-SHA256(UTF-8 bytes of the key text, string to sign)) — the key is
 ///   used as text, NOT base64-decoded, even though it looks like base64. The escapes in `sig` are UPPERCASE
-///   (`%2B %2F %3D`), as Java's `URLEncoder` writes them, so that vectors V2 and V3 of hub-protocol.md §12.1
-///   come out byte for byte; the service percent-decodes `sig`, so their case does not matter to it;
+///   (`%2B %2F %3D`), as Java's `URLEncoder` writes them, so that the SDKs' tokens (the test vectors in
+///   AccessSignatureTests) come out byte for byte; the service percent-decodes `sig`, so their case does not matter to it;
 /// * header value `SharedAccessSignature sr=…&sig=…&se=…&skn=…`.
 public enum AccessSignature {
     /// The Authorization header value for `resourceURI` (e.g. `https://ns.servicebus.windows.net/MyHub`),

@@ -1,4 +1,4 @@
-// The hub's device-side template language for JSON templates (hub-protocol.md §6, vectors §12.2).
+// The hub's device-side template language for JSON templates (test vectors in DeviceTemplateTests).
 //
 // A device registers a JSON template such as {"aps":{"alert":"$(News_French)"}}; for each template send the hub
 // substitutes the notification's string properties into it. Only JSON string values whose FIRST character is one

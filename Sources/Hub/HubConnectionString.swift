@@ -1,4 +1,4 @@
-// The hub's connection string (hub-protocol.md §1.1, §1.2).
+// The hub's connection string, as the Azure portal gives it and the official SDKs read it.
 //
 //     Endpoint=sb://<namespace>.servicebus.windows.net/;SharedAccessKeyName=<rule>;SharedAccessKey=<key>[;EntityPath=<hub>]
 //

@@ -1,4 +1,4 @@
-// What to do after each send attempt (hub-protocol.md §3.6, §8). Pure: the caller measures, sleeps and supplies
+// What to do after each send attempt, as the hub's REST API and the official SDKs treat each answer. Pure: the caller measures, sleeps and supplies
 // the random jitter, so the whole schedule can be tested without a network or a clock.
 
 /// How one attempt to send ended.

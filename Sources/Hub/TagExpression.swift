@@ -1,4 +1,4 @@
-// Tags and tag expressions for the ServiceBusNotification-Tags header (hub-protocol.md §5).
+// Tags and tag expressions for the ServiceBusNotification-Tags header, with the hub's limits.
 
 /// A tag or tag expression that the hub would reject, with the reason (and, when parsing, where).
 public struct TagExpressionError: Error, Sendable, CustomStringConvertible {
