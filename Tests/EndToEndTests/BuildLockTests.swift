@@ -42,14 +42,20 @@ import Glibc
         site.snapshot("site").filter { $0.key != ".newsgen-lock" }
     }
 
-    /// Runs the given newsgen commands at the same moment, each in its own process.
-    static func together(_ commands: [[String]], in site: TemporarySite) throws -> [ProgramResult] {
-        let results = Mutex([Result<ProgramResult, any Error>?](repeating: nil, count: commands.count))
-        DispatchQueue.concurrentPerform(iterations: commands.count) { index in
-            let result = Result { try newsgen(commands[index], in: site, environment: BuildFixtures.now) }
-            results.withLock { $0[index] = result }
+    /// Runs the given newsgen commands at the same moment, each in its own process. The waiting happens on Dispatch
+    /// threads, not on the test's own: a blocked thread of Swift's small concurrency pool would stall other tests.
+    static func together(_ commands: [[String]], in site: TemporarySite) async throws -> [ProgramResult] {
+        let results = await withCheckedContinuation { (done: CheckedContinuation<[Result<ProgramResult, any Error>], Never>) in
+            DispatchQueue.global().async {
+                let results = Mutex([Result<ProgramResult, any Error>?](repeating: nil, count: commands.count))
+                DispatchQueue.concurrentPerform(iterations: commands.count) { index in
+                    let result = Result { try newsgen(commands[index], in: site, environment: BuildFixtures.now) }
+                    results.withLock { $0[index] = result }
+                }
+                done.resume(returning: results.withLock { $0 }.map { $0! })
+            }
         }
-        return try results.withLock { $0 }.map { try $0!.get() }
+        return try results.map { try $0.get() }
     }
 
     /// "built 500 stories into site/: 1543 files, 1543 written, 0 unchanged, 0 removed in 812 ms" → (files, written).
@@ -59,9 +65,9 @@ import Glibc
     }
 
     @Test(arguments: [["build"], ["build", "--clean"]])
-    func twoBuildsStartedTogetherLeaveTheCleanBuildsSite(_ other: [String]) throws {
+    func twoBuildsStartedTogetherLeaveTheCleanBuildsSite(_ other: [String]) async throws {
         let site = try Self.site(count: 500)
-        let results = try Self.together([["build", "--quiet"], other + ["--quiet"]], in: site)
+        let results = try await Self.together([["build", "--quiet"], other + ["--quiet"]], in: site)
         var totalWritten = 0
         var files: Int?
         for result in results {
