@@ -257,6 +257,37 @@ import TestSupport
         #expect(again.standardOutput.contains("sent    quake-off-coast"))
     }
 
+    /// A proxy or a wrong endpoint answering 200 or 204 has announced nothing: only the hub's 201 is a send.
+    @Test(arguments: [200, 204])
+    func anyAnswerButTwoHundredOneIsNotASend(_ status: Int) throws {
+        let hub = try HubDouble(installations: Self.phones)
+        let site = try Self.site()
+        try hub.inject([["status": status, "times": 10]])
+        let result = try publish(site, hub)
+        #expect(result.status == 1, "\(result.standardOutput)")
+        for story in ["quake-off-coast (revision 1) to World", "final (revision 1) to Sports || World"] {
+            #expect(result.standardOutput.contains("FAILED  \(story) after 1 attempt: HTTP \(status)"), "\(result.standardOutput)")
+        }
+        #expect(result.standardOutput.contains("the hub answered \(status), not 201: is NEWSGEN_HUB_ENDPOINT a notification hub?"))
+        #expect(result.standardOutput.hasSuffix("0 sent, 1 skipped, 2 failed\n"))
+        #expect(try hub.sends().count == 2)  // never retried
+        #expect(try hub.deliveries().isEmpty)
+        let ledger = (try? site.read(".newsgen/push-ledger.json")) ?? ""
+        #expect(!ledger.contains("storyId"))
+
+        // Against a hub that answers 201, the next run sends each story once.
+        try hub.control("reset", method: "POST")
+        let again = try publish(site, hub)
+        #expect(again.status == 0, "\(again.standardOutput)")
+        #expect(again.standardOutput.contains("sent    quake-off-coast (revision 1) to World"))
+        #expect(again.standardOutput.contains("sent    final (revision 1)"))
+        #expect(try hub.sends().count == 2)
+        #expect(Set(try hub.deliveries().compactMap { $0["notificationId"] as? String }).count == 2)
+        #expect(try payloads(hub, installation: "french-phone").count == 2)
+        #expect(try publish(site, hub).standardOutput.hasSuffix("0 sent, 3 skipped, 0 failed\n"))
+        #expect(try hub.sends().count == 2)
+    }
+
     @Test func wrongKeyGets401AndTheListenKeyIsRefusedWith403() throws {
         let hub = try HubDouble(installations: Self.phones)
         let site = try Self.site()
