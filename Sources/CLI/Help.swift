@@ -47,7 +47,7 @@ enum Help {
           --output <dir>          Output folder (default: site/ in the site folder).
           --base-url <url>        Override base_url (e.g. for a preview deployment).
           --site <dir>            The site folder (default: the current folder).
-          --quiet                 No progress line.
+          -q, --quiet             No progress line.
           -h, --help              Show help information.
 
         ENVIRONMENT:
