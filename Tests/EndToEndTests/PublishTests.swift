@@ -372,6 +372,39 @@ import TestSupport
         #expect(try hub.sends().count == 1)
     }
 
+    /// A dry run says what a real run would do: an endpoint the real run refuses is refused, with the same words.
+    @Test(arguments: ["http://news.example.com/", "http://10.0.0.8:8085/", "ftp://127.0.0.1/"])
+    func aDryRunRefusesAnEndpointExactlyAsARealRun(_ endpoint: String) throws {
+        let hub = try HubDouble(installations: Self.phones)
+        let site = try Self.site()
+        var environment = hub.environment()
+        environment["NEWSGEN_HUB_ENDPOINT"] = endpoint
+        let real = try publish(site, hub, environment: environment)
+        #expect(real.status == 1)
+        #expect(real.standardError.hasPrefix("error: NEWSGEN_HUB_ENDPOINT "), "\(real.standardError)")
+        #expect(real.standardError.hasSuffix("; nothing was sent\n"))
+        var secretless = environment
+        secretless["NEWSGEN_HUB_CONNECTION_STRING"] = nil
+        for (arguments, env) in [(["--dry-run"], environment), (["--dry-run", "--json"], environment), (["--dry-run"], secretless)] {
+            let dry = try publish(site, hub, arguments, environment: env)
+            #expect(dry.status == real.status, "\(arguments): \(dry.standardOutput)")
+            #expect(dry.standardError == real.standardError)
+            #expect(dry.standardOutput == real.standardOutput)
+            #expect(!dry.standardOutput.contains("POST "))
+            for output in [dry.standardOutput, dry.standardError] {
+                #expect(!output.contains(String(HubDouble.sendKey.prefix(12))))
+                #expect(!output.contains("sig="))
+            }
+        }
+        #expect(try hub.requests().isEmpty)
+
+        // Without secrets and without an endpoint, a dry run still previews, with placeholders for the hub.
+        let preview = try publish(site, hub, ["--dry-run"], environment: [:])
+        #expect(preview.status == 0, "\(preview.standardError)")
+        #expect(preview.standardOutput.contains("note: NEWSGEN_HUB_CONNECTION_STRING is not set"))
+        #expect(preview.standardOutput.contains("POST https://<namespace from NEWSGEN_HUB_CONNECTION_STRING>/<hub>/messages"))
+    }
+
     @Test func withoutAConnectionStringNothingIsSent() throws {
         let hub = try HubDouble(installations: Self.phones)
         let site = try Self.site()
