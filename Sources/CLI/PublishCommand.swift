@@ -91,6 +91,12 @@ enum PublishCommand {
                 return nil
             }
             if !notifications.isEmpty {
+                do {
+                    try ledger.proveWritable()
+                } catch {
+                    console.err("error: the ledger cannot be written (\(error.message)); nothing was sent")
+                    return ExitCode.failure
+                }
                 let transport = CurlTransport(timeouts: HTTPTimeouts(connect: settings.connectTimeout, total: settings.timeout),
                                               maxConcurrentTransfers: settings.concurrency)
                 let checkLive = parsed.flags.contains("--check-live")

@@ -405,6 +405,59 @@ import TestSupport
         #expect(preview.standardOutput.contains("POST https://<namespace from NEWSGEN_HUB_CONNECTION_STRING>/<hub>/messages"))
     }
 
+    /// Something in the ledger's place that is not a regular file stops a run, a dry run too, before anything is
+    /// sent: a lost link target taken for "no ledger" would announce every story again.
+    @Test(arguments: ["dangling symbolic link", "folder", "FIFO", "symbolic link to /dev/full"])
+    func aDamagedLedgerSendsNothing(_ kind: String) throws {
+        let hub = try HubDouble(installations: Self.phones)
+        let site = try Self.site()
+        let path = site.path + "/.newsgen/push-ledger.json"
+        try FileManager.default.createDirectory(atPath: site.path + "/.newsgen", withIntermediateDirectories: true)
+        switch kind {
+        case "dangling symbolic link": try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: site.path + "/cache/push-ledger.json")
+        case "folder": try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        case "FIFO": #expect(mkfifo(path, 0o644) == 0)
+        default: try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/full")
+        }
+        for arguments in [[], ["--dry-run"]] {
+            let result = try publish(site, hub, arguments)
+            #expect(result.status == 1)
+            #expect(result.standardError.hasPrefix("error: the ledger \(path) is damaged (it is "), "\(result.standardError)")
+            #expect(result.standardError.contains("nothing was sent"))
+            #expect(result.standardOutput.isEmpty)
+        }
+        #expect(try hub.requests().isEmpty)
+    }
+
+    /// The ledger is proved writable before the first send: when it cannot be written, nothing goes out, rather
+    /// than alerts that the next run would send again.
+    @Test(arguments: [
+        ("a full disk", "No space left on device"),
+        ("a folder where the rewrite's temporary file goes", "Is a directory"),
+    ])
+    func aLedgerThatCannotBeWrittenStopsTheRunBeforeTheFirstSend(_ kind: String, _ reason: String) throws {
+        let hub = try HubDouble(installations: Self.phones)
+        let site = try Self.site()
+        let temporary = site.path + "/.newsgen/push-ledger.json.tmp"
+        try FileManager.default.createDirectory(atPath: site.path + "/.newsgen", withIntermediateDirectories: true)
+        if kind == "a full disk" {
+            // Every write to /dev/full fails with ENOSPC, also for root.
+            try FileManager.default.createSymbolicLink(atPath: temporary, withDestinationPath: "/dev/full")
+        } else {
+            try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+        }
+        let result = try publish(site, hub)
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("error: the ledger cannot be written (could not "), "\(result.standardError)")
+        #expect(result.standardError.hasSuffix("\(temporary): \(reason)); nothing was sent\n"))
+        #expect(try hub.requests().isEmpty)
+
+        try FileManager.default.removeItem(atPath: temporary)
+        let again = try publish(site, hub)
+        #expect(again.status == 0, "\(again.standardOutput)\n\(again.standardError)")
+        #expect(try hub.sends().count == 2)
+    }
+
     @Test func withoutAConnectionStringNothingIsSent() throws {
         let hub = try HubDouble(installations: Self.phones)
         let site = try Self.site()
