@@ -39,7 +39,7 @@ public struct Notification: Sendable {
             return PlanProblem(reason: "the payload for \(list) is over the \(DevicePreview.payloadLimit)-byte platform limit; shorten the push text", field: field)
         }
         if body.count > Self.maximumBodyBytes {
-            return PlanProblem(reason: "the notification body is \(body.count) bytes, over the hub's 64 KB limit", field: field)
+            return PlanProblem(reason: "the notification body is \(body.count) bytes, over the hub's \(Self.maximumBodyBytes / 1024) KB limit", field: field)
         }
         return nil
     }
