@@ -257,20 +257,17 @@ extension DeviceTemplate {
     /// equal ignoring ASCII case, so the result never depends on dictionary order.
     fileprivate struct PropertyLookup {
         let exact: [String: String]
-        let folded: [String: String]
 
         init(_ properties: [String: String]) {
             exact = properties
-            var folded: [String: String] = [:]
-            for name in properties.keys.sorted() {
-                let key = name.hubASCIILowercased
-                if folded[key] == nil { folded[key] = properties[name] }
-            }
-            self.folded = folded
         }
 
         func value(_ name: String) -> String {
-            exact[name] ?? folded[name.hubASCIILowercased] ?? ""
+            if let value = exact[name] { return value }
+            // Templates nearly always spell names as the body does, so the names are only folded on a miss
+            // (folding them all for every render was most of the cost of checking a site's breaking stories).
+            let folded = name.hubASCIILowercased
+            return exact.keys.filter { $0.hubASCIILowercased == folded }.min().flatMap { exact[$0] } ?? ""
         }
     }
 

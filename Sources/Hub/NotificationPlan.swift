@@ -104,13 +104,6 @@ public struct NotificationPlanner: Sendable {
         return breakingStories().map { entry(for: $0, links: links) }
     }
 
-    /// Every breaking story as publish would announce it, whatever its date, draft state, correction or the
-    /// ledger say: what `check` holds to the hub's rules, so that nothing in the content folder fails only later.
-    public func everyBreakingNotification() -> [(story: Story, notification: Result<Notification, PlanProblem>)] {
-        let links = permalinks()
-        return breakingStories().map { ($0, notification(for: $0, links: links)) }
-    }
-
     func breakingStories() -> [Story] {
         edition.stories.filter(\.breaking).sorted {
             $0.published.secondsSinceEpoch != $1.published.secondsSinceEpoch
