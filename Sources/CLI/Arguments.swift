@@ -8,8 +8,12 @@ public struct UsageError: Error, Sendable, CustomStringConvertible {
 }
 
 /// A small argument parser in the swift-argument-parser style: `--flag`, `--option VALUE`,
-/// `--option=VALUE`, did-you-mean for misspelled options.
+/// `--option=VALUE`, did-you-mean for misspelled options, and the short spellings in `shortNames`.
 struct ParsedArguments {
+    /// Short spelling → long name. A short name is accepted only by commands that know its long name, so
+    /// `check -q` is an unknown option like `check --quiet`. Results are always keyed by the long name.
+    static let shortNames = ["-h": "--help", "-q": "--quiet"]
+
     var flags: Set<String> = []
     var options: [String: String] = [:]
     var positional: [String] = []
@@ -33,7 +37,7 @@ struct ParsedArguments {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            if name == "-h" { name = "--help" }
+            if let long = Self.shortNames[name], knownFlags.contains(long) || knownOptions.contains(long) { name = long }
             if knownFlags.contains(name) {
                 if inlineValue != nil { throw UsageError(message: "\(name) takes no value", command: command) }
                 flags.insert(name)

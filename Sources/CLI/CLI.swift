@@ -1,4 +1,5 @@
 import Dispatch
+import Hub
 import Site
 import Synchronization
 
@@ -137,6 +138,9 @@ enum BuildCommand {
         } catch {
             return report(error, console: console)
         }
+        // The site and the hub each know their own rules (the Site module knows nothing of the hub's).
+        let hubProblems = PushCheck.diagnostics(edition, now: now)
+        if !hubProblems.isEmpty { return report(SiteError(hubProblems), console: console) }
         guard let lock else {   // check
             let shown = edition.stories.filter(filter.shows).count
             console.out("checked \(edition.stories.count) stories (\(shown) would be published), \(edition.config.languages.count) languages: no problems")

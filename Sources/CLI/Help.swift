@@ -47,7 +47,7 @@ enum Help {
           --output <dir>          Output folder (default: site/ in the site folder).
           --base-url <url>        Override base_url (e.g. for a preview deployment).
           --site <dir>            The site folder (default: the current folder).
-          --quiet                 No progress line.
+          -q, --quiet             No progress line.
           -h, --help              Show help information.
 
         ENVIRONMENT:
@@ -56,6 +56,8 @@ enum Help {
         """,
         "check": """
         OVERVIEW: Validate the site (config, every story, templates) exactly as build does, writing nothing.
+        Every breaking story, whatever its date, is also held to the hub's rules (at most 20 tags, a payload
+        within 4 KB for every device template in templates/devices/), as are the device templates themselves.
         For pull-request CI: exit code 1 and every problem listed when something is wrong.
 
         USAGE: newsgen check [--drafts] [--future] [--site <dir>] [--base-url <url>]

@@ -40,9 +40,9 @@ enum PublishCommand {
             console.err(error.description)
             return ExitCode.failure
         }
-        let devices = DeviceCatalog.load(directory: edition.theme.directory + "/devices", displayPath: "templates/devices")
+        let devices = DeviceCatalog.load(edition)
         if !devices.problems.isEmpty {
-            for problem in devices.problems { console.err(problem) }
+            for problem in devices.problems { console.err(problem.description) }
             console.err("nothing was sent")
             return ExitCode.failure
         }
@@ -62,7 +62,9 @@ enum PublishCommand {
         do {
             connection = try HubConnection.resolve(environment: environment, configuredHub: edition.config.push.hub)
         } catch {
-            if !dryRun {
+            // A dry run needs no secrets: without a connection string its preview shows placeholders. Anything set
+            // but wrong is refused as a real run refuses it, so the preview never shows what would not happen.
+            guard dryRun, error.isMissingConnectionString else {
                 console.err("error: \(error.message); nothing was sent")
                 return ExitCode.failure
             }
@@ -76,12 +78,8 @@ enum PublishCommand {
             guard case .send(let notification) = entry else { continue }
             let rendered = DeviceCatalog.previews(notification, kinds: devices.kinds)
             previews[notification.story.id] = rendered
-            let over = rendered.filter(\.isOverLimit)
-            if !over.isEmpty {
-                let list = over.map { "\($0.device) (\($0.bytes) bytes)" }.joined(separator: ", ")
-                entries[index] = .fail(notification.story, reason: "the payload for \(list) is over the \(DevicePreview.payloadLimit)-byte platform limit; shorten the push text")
-            } else if notification.body.count > 64 * 1024 {
-                entries[index] = .fail(notification.story, reason: "the notification body is \(notification.body.count) bytes, over the hub's 64 KB limit")
+            if let problem = notification.sizeProblem(previews: rendered) {
+                entries[index] = .fail(notification.story, reason: problem.reason)
             }
         }
 
@@ -93,6 +91,12 @@ enum PublishCommand {
                 return nil
             }
             if !notifications.isEmpty {
+                do {
+                    try ledger.proveWritable()
+                } catch {
+                    console.err("error: the ledger cannot be written (\(error.message)); nothing was sent")
+                    return ExitCode.failure
+                }
                 let transport = CurlTransport(timeouts: HTTPTimeouts(connect: settings.connectTimeout, total: settings.timeout),
                                               maxConcurrentTransfers: settings.concurrency)
                 let checkLive = parsed.flags.contains("--check-live")

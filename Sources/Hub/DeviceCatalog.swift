@@ -1,4 +1,5 @@
 import Foundation
+import Site
 
 /// The device templates the apps register (`templates/devices/*.json`): what each kind of phone would show.
 /// The file name without `.json` names the kind (`ios-french`, `simple`, `fcm-v1`).
@@ -18,23 +19,32 @@ public struct DevicePreview: Sendable {
 }
 
 public enum DeviceCatalog {
+    /// The site's device templates: `templates/devices/` in its theme.
+    public static func load(_ edition: Edition) -> (kinds: [DeviceKind], problems: [Diagnostic]) {
+        load(directory: edition.theme.directory + "/devices", displayPath: Edition.templatesFolder + "/devices")
+    }
+
     /// Loads every `*.json` in `directory` (sorted by name). A missing folder is an empty catalog.
-    /// Every invalid template is reported, with its file.
-    public static func load(directory: String, displayPath: String) -> (kinds: [DeviceKind], problems: [String]) {
+    /// Every invalid template is reported, with its file and, when known, the line and column.
+    public static func load(directory: String, displayPath: String) -> (kinds: [DeviceKind], problems: [Diagnostic]) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return ([], []) }
         var kinds: [DeviceKind] = []
-        var problems: [String] = []
+        var problems: [Diagnostic] = []
         for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
             let path = displayPath + "/" + name
             guard let data = FileManager.default.contents(atPath: directory + "/" + name),
                   let text = String(data: data, encoding: .utf8) else {
-                problems.append("\(path): error: cannot read the device template (it must be UTF-8 JSON)")
+                problems.append(Diagnostic(path: path, message: "cannot read the device template (it must be UTF-8 JSON)"))
                 continue
             }
             do {
                 kinds.append(DeviceKind(name: String(name.dropLast(5)), path: path, template: try DeviceTemplate(json: text)))
             } catch {
-                problems.append("\(path): error: \(error.description)")
+                if let line = error.line, let column = error.column {
+                    problems.append(Diagnostic(path: path, line: line, column: column, message: error.description))
+                } else {
+                    problems.append(Diagnostic(path: path, message: error.description))
+                }
             }
         }
         return (kinds, problems)

@@ -18,12 +18,19 @@ public struct DeviceTemplateError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// JSON path of the offending value, e.g. `aps.alert` or `items[2]`; nil for the whole document.
     public var path: String?
+    /// Where in the template's text (1-based, columns in characters): the place a JSON error was found, or the
+    /// start of the string an invalid expression is in.
+    public var line: Int?
+    public var column: Int?
 
-    public init(message: String, path: String? = nil) {
+    public init(message: String, path: String? = nil, line: Int? = nil, column: Int? = nil) {
         self.message = message
         self.path = path
+        self.line = line
+        self.column = column
     }
 
+    /// The path and the message; the position is in `line` and `column`.
     public var description: String {
         if let path, !path.isEmpty { return "\(path): \(message)" }
         return message
@@ -47,12 +54,21 @@ public struct DeviceTemplate: Sendable {
         var reader = JSONReader(text: json)
         let document = try reader.readDocument()
         guard case .object = document else {
-            throw DeviceTemplateError(message: "a device template must be a JSON object ({…})")
+            let start = reader.position(reader.documentStart)
+            throw DeviceTemplateError(message: "a device template must be a JSON object ({…})", line: start.line, column: start.column)
         }
         var names: [String] = []
         var seen: Set<String> = []
-        root = try Self.compile(document, path: "") { name in
-            if seen.insert(name.hubASCIILowercased).inserted { names.append(name) }
+        do {
+            root = try Self.compile(document, path: "") { name in
+                if seen.insert(name.hubASCIILowercased).inserted { names.append(name) }
+            }
+        } catch {
+            var located = error
+            if let path = error.path, let offset = reader.stringStarts[path] {
+                (located.line, located.column) = reader.position(offset)
+            }
+            throw located
         }
         referencedProperties = names
     }
@@ -241,20 +257,17 @@ extension DeviceTemplate {
     /// equal ignoring ASCII case, so the result never depends on dictionary order.
     fileprivate struct PropertyLookup {
         let exact: [String: String]
-        let folded: [String: String]
 
         init(_ properties: [String: String]) {
             exact = properties
-            var folded: [String: String] = [:]
-            for name in properties.keys.sorted() {
-                let key = name.hubASCIILowercased
-                if folded[key] == nil { folded[key] = properties[name] }
-            }
-            self.folded = folded
         }
 
         func value(_ name: String) -> String {
-            exact[name] ?? folded[name.hubASCIILowercased] ?? ""
+            if let value = exact[name] { return value }
+            // Templates nearly always spell names as the body does, so the names are only folded on a miss
+            // (folding them all for every render was most of the cost of checking a site's breaking stories).
+            let folded = name.hubASCIILowercased
+            return exact.keys.filter { $0.hubASCIILowercased == folded }.min().flatMap { exact[$0] } ?? ""
         }
     }
 
@@ -582,6 +595,10 @@ extension DeviceTemplate {
         let bytes: [UInt8]
         var index = 0
         var depth = 0
+        /// Where the document's first value starts.
+        private(set) var documentStart = 0
+        /// Where each string value starts (its opening quote), by JSON path: for placing errors found later.
+        private(set) var stringStarts: [String: Int] = [:]
 
         init(text: String) {
             bytes = Array(text.utf8)
@@ -590,6 +607,7 @@ extension DeviceTemplate {
         mutating func readDocument() throws(DeviceTemplateError) -> JSONValue {
             skipWhitespace()
             if index >= bytes.count { throw failure("the template is empty; expected a JSON object", path: "") }
+            documentStart = index
             let value = try readValue(path: "")
             skipWhitespace()
             if index < bytes.count {
@@ -607,7 +625,7 @@ extension DeviceTemplate {
             }
         }
 
-        private func location(_ offset: Int) -> String {
+        func position(_ offset: Int) -> (line: Int, column: Int) {
             var line = 1
             var column = 1
             var position = 0
@@ -621,11 +639,12 @@ extension DeviceTemplate {
                 }
                 position += 1
             }
-            return "line \(line), column \(column)"
+            return (line, column)
         }
 
         private func failure(_ message: String, path: String, at offset: Int? = nil) -> DeviceTemplateError {
-            DeviceTemplateError(message: "\(location(offset ?? index)): \(message)", path: path)
+            let (line, column) = position(offset ?? index)
+            return DeviceTemplateError(message: message, path: path, line: line, column: column)
         }
 
         private func describeCurrent() -> String {
@@ -645,7 +664,9 @@ extension DeviceTemplate {
             switch bytes[index] {
             case UInt8(ascii: "{"): return try readObject(path: path)
             case UInt8(ascii: "["): return try readArray(path: path)
-            case UInt8(ascii: "\""): return .string(try readString(path: path))
+            case UInt8(ascii: "\""):
+                stringStarts[path] = index
+                return .string(try readString(path: path))
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try readNumber(path: path))
             case UInt8(ascii: "t"):
                 try expectWord("true", path: path)

@@ -56,9 +56,12 @@ public struct HubConnection: Sendable, CustomStringConvertible {
     static func pathSegment(_ hub: String) -> String { hub }
 
     /// Reads the connection from the environment. `configuredHub` is `push.hub` from newsgen.yml.
+    /// The endpoint override is checked first, so that a dry run without secrets still refuses it.
     public static func resolve(environment: [String: String], configuredHub: String?) throws(HubConfigurationError) -> HubConnection {
+        let override = try endpointOverride(environment)
         guard let text = environment["NEWSGEN_HUB_CONNECTION_STRING"], !text.isEmpty else {
-            throw HubConfigurationError(message: "NEWSGEN_HUB_CONNECTION_STRING is not set: give it the hub's connection string with a key that has the Send right (Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=…)")
+            throw HubConfigurationError(message: "NEWSGEN_HUB_CONNECTION_STRING is not set: give it the hub's connection string with a key that has the Send right (Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=…)",
+                                        isMissingConnectionString: true)
         }
         let parsed = try HubConnectionString(parsing: text)
         guard let hub = nonEmpty(environment["NEWSGEN_HUB_NAME"]) ?? nonEmpty(configuredHub) ?? nonEmpty(parsed.entityPath) else {
@@ -67,18 +70,20 @@ public struct HubConnection: Sendable, CustomStringConvertible {
         if hub.count > 260 || !hub.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) {
             throw HubConfigurationError(message: "hub name \"\(hub)\" may only use letters, digits, '.', '-' and '_'")
         }
-        var base = parsed.httpsBaseURL
-        if let override = nonEmpty(environment["NEWSGEN_HUB_ENDPOINT"]) {
-            let lower = override.lowercased()
-            guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else {
-                throw HubConfigurationError(message: "NEWSGEN_HUB_ENDPOINT must be a full http(s) base URL such as http://127.0.0.1:8085/, found \"\(override)\"")
-            }
-            if lower.hasPrefix("http://") && !isLoopbackURL(override) {
-                throw HubConfigurationError(message: "NEWSGEN_HUB_ENDPOINT uses plain http to a host that is not loopback; only https is allowed there")
-            }
-            base = override
+        return HubConnection(baseURL: override ?? parsed.httpsBaseURL, hubName: hub, keyName: parsed.keyName, key: parsed.key)
+    }
+
+    /// NEWSGEN_HUB_ENDPOINT when it is set and allowed.
+    static func endpointOverride(_ environment: [String: String]) throws(HubConfigurationError) -> String? {
+        guard let override = nonEmpty(environment["NEWSGEN_HUB_ENDPOINT"]) else { return nil }
+        let lower = override.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else {
+            throw HubConfigurationError(message: "NEWSGEN_HUB_ENDPOINT must be a full http(s) base URL such as http://127.0.0.1:8085/, found \"\(override)\"")
         }
-        return HubConnection(baseURL: base, hubName: hub, keyName: parsed.keyName, key: parsed.key)
+        if lower.hasPrefix("http://") && !isLoopbackURL(override) {
+            throw HubConfigurationError(message: "NEWSGEN_HUB_ENDPOINT uses plain http to a host that is not loopback; only https is allowed there")
+        }
+        return override
     }
 
     private static func nonEmpty(_ text: String?) -> String? {

@@ -8,8 +8,14 @@
 /// A connection string, or the reason it cannot be used. The message never contains the key.
 public struct HubConfigurationError: Error, Sendable, CustomStringConvertible {
     public var message: String
+    /// True only when NEWSGEN_HUB_CONNECTION_STRING is not set at all: the one problem a `--dry-run` may pass
+    /// over (it needs no secrets). Anything that is set but wrong is refused by a dry run as by a real one.
+    public var isMissingConnectionString: Bool
 
-    public init(message: String) { self.message = message }
+    public init(message: String, isMissingConnectionString: Bool = false) {
+        self.message = message
+        self.isMissingConnectionString = isMissingConnectionString
+    }
 
     public var description: String { message }
 }

@@ -20,7 +20,7 @@ public struct LedgerRecord: Codable, Sendable, Hashable {
     public var key: String { "\(storyId):\(revision)" }
 }
 
-public struct LedgerError: Error, Sendable, CustomStringConvertible {
+public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
 }
@@ -36,10 +36,17 @@ public struct LedgerError: Error, Sendable, CustomStringConvertible {
 /// several sends in flight this costs one pair of fsyncs per group instead of per send, and each send still
 /// waits until its own record is on disk.
 /// An exclusive lock (`<ledger>.lock`, flock) keeps two publishes from using the same ledger at once.
+///
+/// Only a regular file (or a symbolic link to one, which is written through) is a ledger; anything else in its
+/// place is damage, never "no ledger", which would send every alert again.
 public final class Ledger: @unchecked Sendable {
     // @unchecked: `records`, `failure`, `waiting` and `committing` are only touched while holding `lock`;
     // the file itself is only written while holding `writeLock`.
+    /// The ledger as it was named (in messages).
     public let path: String
+    /// The file that is rewritten: `path`, or the file a symbolic link there points to, so that a rewrite
+    /// replaces the ledger and not the link (a CI cache that restores the link's target must see every send).
+    private let filePath: String
     private var records: [LedgerRecord]
     private var lockDescriptor: Int32 = -1
     private let lock = NSLock()
@@ -62,8 +69,9 @@ public final class Ledger: @unchecked Sendable {
     }
     static let format = "newsgen-push-ledger-1"
 
-    private init(path: String, records: [LedgerRecord]) {
+    private init(path: String, filePath: String, records: [LedgerRecord]) {
         self.path = path
+        self.filePath = filePath
         self.records = records
     }
 
@@ -71,7 +79,7 @@ public final class Ledger: @unchecked Sendable {
 
     /// Reads the ledger without locking or writing (for `--dry-run`). A missing file is an empty ledger.
     public static func read(path: String) throws(LedgerError) -> Ledger {
-        Ledger(path: path, records: try load(path))
+        Ledger(path: path, filePath: path, records: try load(path))
     }
 
     /// Opens the ledger for sending: takes the lock (fails at once if another publish holds it), then reads it.
@@ -84,16 +92,17 @@ public final class Ledger: @unchecked Sendable {
                 throw LedgerError(message: "cannot create the ledger folder \(folder): \(error.localizedDescription)")
             }
         }
-        let descriptor = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let filePath = resolvedLink(path) ?? path
+        let descriptor = open(filePath + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw LedgerError(message: "cannot open the ledger lock \(path).lock: \(String(cString: strerror(errno)))")
+            throw LedgerError(message: "cannot open the ledger lock \(filePath).lock: \(String(cString: strerror(errno)))")
         }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             close(descriptor)
             throw LedgerError(message: "another newsgen publish is using the ledger \(path) right now; nothing was sent (run again when it has finished)")
         }
         do {
-            let ledger = Ledger(path: path, records: try load(path))
+            let ledger = Ledger(path: path, filePath: filePath, records: try load(path))
             ledger.lockDescriptor = descriptor
             return ledger
         } catch {
@@ -103,10 +112,8 @@ public final class Ledger: @unchecked Sendable {
     }
 
     private static func load(_ path: String) throws(LedgerError) -> [LedgerRecord] {
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw LedgerError(message: "cannot read the ledger \(path)")
-        }
+        guard let bytes = try contents(path) else { return [] }
+        let data = Data(bytes)
         do {
             let file = try JSONDecoder().decode(File.self, from: data)
             guard file.format == format else {
@@ -116,14 +123,79 @@ public final class Ledger: @unchecked Sendable {
         } catch let error as LedgerError {
             throw error
         } catch {
-            throw LedgerError(message: "the ledger \(path) is damaged (\(error.localizedDescription)); nothing was sent, because without it alerts could go out twice. Restore it from CI's cache or a backup")
+            throw damaged(path, error.localizedDescription)
         }
+    }
+
+    private static func damaged(_ path: String, _ why: String) -> LedgerError {
+        LedgerError(message: "the ledger \(path) is damaged (\(why)); nothing was sent, because without it alerts could go out twice. Restore it from CI's cache or a backup")
+    }
+
+    /// The ledger's bytes, or nil when nothing is in its place. A dangling symbolic link, a folder, a FIFO or a
+    /// device there is damage: it is not "no ledger" (a link whose target is lost would send everything again),
+    /// and reading a FIFO would wait forever.
+    private static func contents(_ path: String) throws(LedgerError) -> [UInt8]? {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            if errno == ENOENT { return nil }
+            throw LedgerError(message: "cannot read the ledger \(path): \(String(cString: strerror(errno)))")
+        }
+        if info.st_mode & S_IFMT == S_IFLNK, stat(path, &info) != 0 {
+            let reason = String(cString: strerror(errno))
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
+            throw damaged(path, "it is a symbolic link to \(target), which cannot be followed: \(reason)")
+        }
+        if let problem = notARegularFile(info.st_mode) { throw damaged(path, problem) }
+        // O_NONBLOCK: should a FIFO be put there after the look above, opening it does not wait for a writer.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw LedgerError(message: "cannot read the ledger \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        guard fstat(descriptor, &info) == 0 else { throw failure("read", path) }
+        if let problem = notARegularFile(info.st_mode) { throw damaged(path, problem) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("read", path)
+            }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
+        }
+    }
+
+    private static func notARegularFile(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "it is a folder, not a file"
+        case S_IFIFO: return "it is a FIFO, not a regular file"
+        case S_IFCHR, S_IFBLK: return "it is a device, not a regular file"
+        default: return "it is not a regular file"
+        }
+    }
+
+    /// Where a symbolic link at `path` finally leads, or nil when `path` is not one.
+    private static func resolvedLink(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// The first write that failed, if any. Once the ledger cannot record sends, nothing more may be sent:
     /// an unrecorded alert would go out again on the next run.
     public var writeFailure: LedgerError? { lock.withLock { failure } }
     private var failure: LedgerError?
+
+    /// Rewrites the ledger unchanged, exactly as a send is recorded (temporary file in the same folder, fsync,
+    /// rename, fsync of the folder): called before the first send, so that a full disk or a read-only folder
+    /// stops the run while nothing has gone out, rather than after an alert the ledger could not record.
+    public func proveWritable() throws(LedgerError) {
+        if let error = commit([]) { throw error }
+    }
 
     public var all: [LedgerRecord] { lock.withLock { records } }
 
@@ -175,7 +247,7 @@ public final class Ledger: @unchecked Sendable {
             }
             var pieces: [[UInt8]] = []
             for record in added { pieces.append(try Self.encodeForFile(record)) }
-            try Self.write(Self.fileBytes(encodedRecords + pieces), to: path)
+            try Self.write(Self.fileBytes(encodedRecords + pieces), to: filePath)
             encodedRecords += pieces
         } catch {
             lock.withLock { failure = error }

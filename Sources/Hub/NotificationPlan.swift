@@ -25,6 +25,25 @@ public struct Notification: Sendable {
 
     public var notificationID: String { "\(story.id):\(revision)" }
 
+    /// The largest request body the hub accepts.
+    public static let maximumBodyBytes = 64 * 1024
+
+    /// What would be refused in a notification that is otherwise ready to send: a device's payload over the
+    /// platforms' 4 KB (`previews` are what each device template makes of it), or a body over the hub's 64 KB.
+    public func sizeProblem(previews: [DevicePreview]) -> PlanProblem? {
+        // The text of the alert is what makes a payload long: the push text when the story has one, else its title.
+        let field = story.push.text.isEmpty ? ["title"] : ["push", "text"]
+        let over = previews.filter(\.isOverLimit)
+        if !over.isEmpty {
+            let list = over.map { "\($0.device) (\($0.bytes) bytes)" }.joined(separator: ", ")
+            return PlanProblem(reason: "the payload for \(list) is over the \(DevicePreview.payloadLimit)-byte platform limit; shorten the push text", field: field)
+        }
+        if body.count > Self.maximumBodyBytes {
+            return PlanProblem(reason: "the notification body is \(body.count) bytes, over the hub's \(Self.maximumBodyBytes / 1024) KB limit", field: field)
+        }
+        return nil
+    }
+
     /// The request body: compact JSON, keys sorted (deterministic bytes, so the ledger's hash is stable).
     public var body: [UInt8] { Array(Self.encode(properties, pretty: false).utf8) }
     public var prettyBody: String { Self.encode(properties, pretty: true) }
@@ -36,6 +55,13 @@ public struct Notification: Sendable {
         guard let data = try? encoder.encode(properties) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }
+}
+
+/// Why a breaking story cannot be announced, and the front-matter field to change (`check` points at its line).
+public struct PlanProblem: Error, Sendable, Hashable {
+    public var reason: String
+    /// A path into the front matter: `["category"]`, `["push", "text"]`.
+    public var field: [String]
 }
 
 /// What publish does with one breaking story.
@@ -74,16 +100,23 @@ public struct NotificationPlanner: Sendable {
 
     /// One entry per breaking story, oldest first (so the newest alert arrives last and shows on top).
     public func plan() -> [PlanEntry] {
+        let links = permalinks()
+        return breakingStories().map { entry(for: $0, links: links) }
+    }
+
+    func breakingStories() -> [Story] {
+        edition.stories.filter(\.breaking).sorted {
+            $0.published.secondsSinceEpoch != $1.published.secondsSinceEpoch
+                ? $0.published.secondsSinceEpoch < $1.published.secondsSinceEpoch : $0.id < $1.id
+        }
+    }
+
+    func permalinks() -> Permalinks {
         let config = edition.config
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
         var linksConfig = config
         if let baseURL { linksConfig.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/" }
-        let links = Permalinks(config: linksConfig, clock: clock)
-        let candidates = edition.stories.filter(\.breaking).sorted {
-            $0.published.secondsSinceEpoch != $1.published.secondsSinceEpoch
-                ? $0.published.secondsSinceEpoch < $1.published.secondsSinceEpoch : $0.id < $1.id
-        }
-        return candidates.map { entry(for: $0, links: links) }
+        return Permalinks(config: linksConfig, clock: clock)
     }
 
     func entry(for story: Story, links: Permalinks) -> PlanEntry {
@@ -98,19 +131,28 @@ public struct NotificationPlanner: Sendable {
         if age > settings.maxAge {
             return .skip(story, reason: "published \(Self.describe(age)) ago, older than push.max_age (\(Self.describe(settings.maxAge))); never announced late")
         }
+        switch notification(for: story, links: links) {
+        case .success(let notification): return .send(notification)
+        case .failure(let problem): return .fail(story, reason: problem.reason)
+        }
+    }
+
+    /// The story's notification, or why the hub or the config's rules do not allow one.
+    func notification(for story: Story, links: Permalinks) -> Result<Notification, PlanProblem> {
+        let revision = story.push.revision
         let config = edition.config
         let tags: TagExpression
         do {
             tags = try TagExpression(anyOf: story.categories.map(\.name))
         } catch {
-            return .fail(story, reason: "its categories do not make a valid tag expression: \(error.message)")
+            return .failure(PlanProblem(reason: "its categories do not make a valid tag expression: \(error.message)", field: ["category"]))
         }
         let defaultLanguage = config.defaultLanguage
         func text(_ language: Language) -> String? {
             story.push.text[code: language.code] ?? story.titles[code: language.code]
         }
         guard let defaultText = text(defaultLanguage) else {
-            return .fail(story, reason: "no \(defaultLanguage.code) text (title or push.text) to announce")
+            return .failure(PlanProblem(reason: "no \(defaultLanguage.code) text (title or push.text) to announce", field: ["title"]))
         }
         var properties: [String: String] = [:]
         var filled: [Language] = []
@@ -119,7 +161,7 @@ public struct NotificationPlanner: Sendable {
             var value = text(language)
             if value == nil {
                 if settings.missingText == .fail {
-                    return .fail(story, reason: "no \(language.code) text (title or push.text) and push.missing_text is fail")
+                    return .failure(PlanProblem(reason: "no \(language.code) text (title or push.text) and push.missing_text is fail", field: ["title"]))
                 }
                 value = defaultText
                 filled.append(language)
@@ -138,8 +180,8 @@ public struct NotificationPlanner: Sendable {
         properties["categories"] = story.categories.map(\.name).joined(separator: ",")
         properties["published"] = story.published.rfc3339
         let urls = pageLanguages.map { (language: $0, url: links.absolute(links.story(story, $0))) }
-        return .send(Notification(story: story, revision: revision, tags: tags, properties: properties,
-                                  filledLanguages: filled, pageURLs: urls))
+        return .success(Notification(story: story, revision: revision, tags: tags, properties: properties,
+                                     filledLanguages: filled, pageURLs: urls))
     }
 
     static func describe(_ seconds: Double) -> String {

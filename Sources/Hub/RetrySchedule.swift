@@ -12,7 +12,8 @@ public enum SendOutcome: Sendable, Hashable {
 
 /// The policy's verdict after an attempt.
 public enum RetryDecision: Sendable, Hashable {
-    /// A 2xx status. (The hub's success is 201; the caller checks exact codes.)
+    /// 201 Created: the hub accepted the send. It is the hub's only success answer; any other 2xx means the request
+    /// reached something that is not a notification hub (a proxy, a wrong endpoint), so nothing was announced.
     case success
     /// Wait this many seconds, then try again.
     case retry(after: Double)
@@ -23,7 +24,8 @@ public enum RetryDecision: Sendable, Hashable {
 /// Retry with exponential backoff and "equal jitter", honouring an integer `Retry-After`.
 ///
 /// Retried: 429, 403 with a valid `Retry-After` (legacy throttling), 408, 500, 502, 503, 504 and transient network
-/// errors. Never retried: 400, 401, 403 without `Retry-After`, 404, 413 and every other status. The delay after
+/// errors. Never retried: 400, 401, 403 without `Retry-After`, 404, 413 and every other status, including a 2xx
+/// other than 201 (sending again to the same wrong endpoint would be lost the same way). The delay after
 /// attempt k is `min(maxDelay, baseDelay × 2^(k-1)) × (0.5 + jitter/2)`, or exactly the `Retry-After` seconds
 /// (capped at `maxDelay`) when the hub sent an integer. After `maxAttempts` attempts the policy gives up.
 public struct RetryPolicy: Sendable, Hashable {
@@ -49,7 +51,7 @@ public struct RetryPolicy: Sendable, Hashable {
         let retryAfter: Int?
         switch outcome {
         case .status(let code, let header):
-            if (200...299).contains(code) { return .success }
+            if code == 201 { return .success }
             retryAfter = Self.retryAfterSeconds(header)
             if let reason = Self.finalReason(status: code, hasRetryAfter: retryAfter != nil) {
                 return .giveUp(reason: reason)
@@ -126,6 +128,8 @@ public struct RetryPolicy: Sendable, Hashable {
             return "HTTP \(status): the hub refused the request; sending it again will not help"
         case 500...599:
             return "HTTP \(status): the hub failed in a way that retrying will not fix"
+        case 200...299:
+            return "HTTP \(status): the hub answered \(status), not 201: is NEWSGEN_HUB_ENDPOINT a notification hub?"
         case 100...399:
             return "HTTP \(status): an unexpected answer from the hub (a send succeeds with 201)"
         default:

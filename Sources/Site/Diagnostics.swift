@@ -13,6 +13,11 @@ public struct Diagnostic: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.message = message
     }
 
+    /// For modules that find problems in files they read themselves (device templates), without YAML's types.
+    public init(path: String, line: Int, column: Int, message: String) {
+        self.init(path: path, location: SourceLocation(line: line, column: column), message: message)
+    }
+
     public var description: String {
         if let location { return "\(path):\(location.line):\(location.column): error: \(message)" }
         return "\(path): error: \(message)"

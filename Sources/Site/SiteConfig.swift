@@ -193,9 +193,6 @@ public struct SiteConfig: Sendable, Hashable {
                         if entry["name"] == nil { fields.sink.error("a category needs a name, e.g. name: World", at: item.location) }
                         continue
                     }
-                    if let reason = tagProblem(name) {
-                        fields.sink.error("category \"\(name)\" cannot be a push tag: \(reason)", at: nameNode.location)
-                    }
                     if categories.contains(where: { $0.name == name }) {
                         fields.sink.error("category \"\(name)\" is listed twice", at: nameNode.location)
                     }
@@ -321,16 +318,6 @@ public struct SiteConfig: Sendable, Hashable {
         }
         if text.contains("?") || text.contains("#") || text.contains(" ") {
             return "base_url must not contain a query, fragment or spaces: \"\(text)\""
-        }
-        return nil
-    }
-
-    /// The hub's tag rules: 1…120 characters, ASCII letters, digits and _ @ # . : -
-    static func tagProblem(_ tag: String) -> String? {
-        if tag.isEmpty || tag.count > 120 { return "a tag has 1 to 120 characters" }
-        let allowed = Set("_@#.:-")
-        if let bad = tag.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || allowed.contains($0))) }) {
-            return "\"\(bad)\" is not allowed in a tag (letters, digits and _ @ # . : - only)"
         }
         return nil
     }

@@ -275,32 +275,7 @@ struct StoryParser {
         guard let start = Self.validateUTF8(bytes, sink: &fields.sink) else { return (nil, fields.sink.diagnostics) }
         let lines = SourceLines(bytes, from: start)
 
-        // Front matter between the first line `---` and the next `---` (or `...`).
-        guard lines.count > 0, lines[0].strip(" \t") == "---" else {
-            fields.sink.error("a story starts with front matter: a line \"---\", the YAML fields, and another \"---\"",
-                              at: .init(line: 1, column: 1))
-            return (nil, fields.sink.diagnostics)
-        }
-        guard let close = (1..<lines.count).first(where: {
-            let l = lines[$0].strip(" \t")
-            return l == "---" || l == "..."
-        }) else {
-            fields.sink.error("the front matter is not closed: add a line \"---\" after the last field", at: .init(line: 1, column: 1))
-            return (nil, fields.sink.diagnostics)
-        }
-        let yamlText = (1..<close).map { lines[$0] }.joined(separator: "\n")
-        let root: YAMLNode
-        do {
-            guard let node = try YAMLDocument.parse(yamlText, lineOffset: 1) else {
-                fields.sink.error("the front matter is empty; a story needs at least category, published and title",
-                                  at: .init(line: 1, column: 1))
-                return (nil, fields.sink.diagnostics)
-            }
-            root = node
-        } catch {
-            fields.sink.error(error.message, at: error.location)
-            return (nil, fields.sink.diagnostics)
-        }
+        guard let (root, close) = Self.frontMatter(lines, sink: &fields.sink) else { return (nil, fields.sink.diagnostics) }
         let map = fields.mapping(root, known: Self.keys, what: "the front matter")
         for required in ["category", "published", "title"] where map[required] == nil {
             fields.sink.error("missing required field \"\(required)\"", at: root.location)
@@ -391,6 +366,35 @@ struct StoryParser {
                           titles: titles, summaries: summaries, corrections: corrections, push: push, bodies: bodies)
         story.bodiesLoaded = withBodies
         return (story, [])
+    }
+
+    /// The front matter, between the first line `---` and the next `---` (or `...`), and the index of its closing
+    /// line; nil when there is none, with the problem in `sink`.
+    static func frontMatter(_ lines: SourceLines, sink: inout DiagnosticSink) -> (root: YAMLNode, close: Int)? {
+        guard lines.count > 0, lines[0].strip(" \t") == "---" else {
+            sink.error("a story starts with front matter: a line \"---\", the YAML fields, and another \"---\"",
+                       at: .init(line: 1, column: 1))
+            return nil
+        }
+        guard let close = (1..<lines.count).first(where: {
+            let l = lines[$0].strip(" \t")
+            return l == "---" || l == "..."
+        }) else {
+            sink.error("the front matter is not closed: add a line \"---\" after the last field", at: .init(line: 1, column: 1))
+            return nil
+        }
+        let yamlText = (1..<close).map { lines[$0] }.joined(separator: "\n")
+        do {
+            guard let node = try YAMLDocument.parse(yamlText, lineOffset: 1) else {
+                sink.error("the front matter is empty; a story needs at least category, published and title",
+                           at: .init(line: 1, column: 1))
+                return nil
+            }
+            return (node, close)
+        } catch {
+            sink.error(error.message, at: error.location)
+            return nil
+        }
     }
 
     /// ASCII lowercase letters, digits, `-` and `_`, at most 120, not starting with `-`. (On bytes: every allowed

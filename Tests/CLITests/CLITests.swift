@@ -82,6 +82,8 @@ enum CLIFixture {
         Case(arguments: ["check", "--drafs"], message: "unknown option '--drafs' for 'check'; did you mean '--drafts'?", usage: checkUsage),
         // check has no --quiet and no --output: nothing close enough to suggest.
         Case(arguments: ["check", "--quiet"], message: "unknown option '--quiet' for 'check'", usage: checkUsage),
+        Case(arguments: ["check", "-q"], message: "unknown option '-q' for 'check'", usage: checkUsage),
+        Case(arguments: ["build", "-q=1"], message: "--quiet takes no value", usage: buildUsage),
         Case(arguments: ["check", "--output", "out"], message: "unknown option '--output' for 'check'", usage: checkUsage),
         Case(arguments: ["build", "-x"], message: "unknown option '-x' for 'build'", usage: buildUsage),
         Case(arguments: ["build", "--output"], message: "--output needs a value", usage: buildUsage),
@@ -217,7 +219,10 @@ enum CLIFixture {
         #expect(!site.exists("site/en/2026/11/27/draft/index.html"))
         #expect(!site.exists("site/en/2027/01/15/future/index.html"))
 
-        // Same inputs: nothing is rewritten.
+        // Same inputs: nothing is rewritten; -q is --quiet.
+        let quiet = Run(["build", "-q", "--site", site.path], environment: CLIFixture.now)
+        #expect(quiet.status == 0, "\(quiet.err)")
+        #expect(quiet.err.isEmpty)
         let again = try #require(Summary(Run(["build", "--site", site.path], environment: CLIFixture.now).out))
         #expect(again.files == summary.files && again.written == 0 && again.unchanged == summary.files && again.removed == 0)
 

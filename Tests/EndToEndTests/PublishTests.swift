@@ -257,6 +257,37 @@ import TestSupport
         #expect(again.standardOutput.contains("sent    quake-off-coast"))
     }
 
+    /// A proxy or a wrong endpoint answering 200 or 204 has announced nothing: only the hub's 201 is a send.
+    @Test(arguments: [200, 204])
+    func anyAnswerButTwoHundredOneIsNotASend(_ status: Int) throws {
+        let hub = try HubDouble(installations: Self.phones)
+        let site = try Self.site()
+        try hub.inject([["status": status, "times": 10]])
+        let result = try publish(site, hub)
+        #expect(result.status == 1, "\(result.standardOutput)")
+        for story in ["quake-off-coast (revision 1) to World", "final (revision 1) to Sports || World"] {
+            #expect(result.standardOutput.contains("FAILED  \(story) after 1 attempt: HTTP \(status)"), "\(result.standardOutput)")
+        }
+        #expect(result.standardOutput.contains("the hub answered \(status), not 201: is NEWSGEN_HUB_ENDPOINT a notification hub?"))
+        #expect(result.standardOutput.hasSuffix("0 sent, 1 skipped, 2 failed\n"))
+        #expect(try hub.sends().count == 2)  // never retried
+        #expect(try hub.deliveries().isEmpty)
+        let ledger = (try? site.read(".newsgen/push-ledger.json")) ?? ""
+        #expect(!ledger.contains("storyId"))
+
+        // Against a hub that answers 201, the next run sends each story once.
+        try hub.control("reset", method: "POST")
+        let again = try publish(site, hub)
+        #expect(again.status == 0, "\(again.standardOutput)")
+        #expect(again.standardOutput.contains("sent    quake-off-coast (revision 1) to World"))
+        #expect(again.standardOutput.contains("sent    final (revision 1)"))
+        #expect(try hub.sends().count == 2)
+        #expect(Set(try hub.deliveries().compactMap { $0["notificationId"] as? String }).count == 2)
+        #expect(try payloads(hub, installation: "french-phone").count == 2)
+        #expect(try publish(site, hub).standardOutput.hasSuffix("0 sent, 3 skipped, 0 failed\n"))
+        #expect(try hub.sends().count == 2)
+    }
+
     @Test func wrongKeyGets401AndTheListenKeyIsRefusedWith403() throws {
         let hub = try HubDouble(installations: Self.phones)
         let site = try Self.site()
@@ -339,6 +370,92 @@ import TestSupport
         #expect(result.status == 1)
         #expect(result.standardOutput.contains("FAILED  final: no fr text (title or push.text) and push.missing_text is fail; not sent"))
         #expect(try hub.sends().count == 1)
+    }
+
+    /// A dry run says what a real run would do: an endpoint the real run refuses is refused, with the same words.
+    @Test(arguments: ["http://news.example.com/", "http://10.0.0.8:8085/", "ftp://127.0.0.1/"])
+    func aDryRunRefusesAnEndpointExactlyAsARealRun(_ endpoint: String) throws {
+        let hub = try HubDouble(installations: Self.phones)
+        let site = try Self.site()
+        var environment = hub.environment()
+        environment["NEWSGEN_HUB_ENDPOINT"] = endpoint
+        let real = try publish(site, hub, environment: environment)
+        #expect(real.status == 1)
+        #expect(real.standardError.hasPrefix("error: NEWSGEN_HUB_ENDPOINT "), "\(real.standardError)")
+        #expect(real.standardError.hasSuffix("; nothing was sent\n"))
+        var secretless = environment
+        secretless["NEWSGEN_HUB_CONNECTION_STRING"] = nil
+        for (arguments, env) in [(["--dry-run"], environment), (["--dry-run", "--json"], environment), (["--dry-run"], secretless)] {
+            let dry = try publish(site, hub, arguments, environment: env)
+            #expect(dry.status == real.status, "\(arguments): \(dry.standardOutput)")
+            #expect(dry.standardError == real.standardError)
+            #expect(dry.standardOutput == real.standardOutput)
+            #expect(!dry.standardOutput.contains("POST "))
+            for output in [dry.standardOutput, dry.standardError] {
+                #expect(!output.contains(String(HubDouble.sendKey.prefix(12))))
+                #expect(!output.contains("sig="))
+            }
+        }
+        #expect(try hub.requests().isEmpty)
+
+        // Without secrets and without an endpoint, a dry run still previews, with placeholders for the hub.
+        let preview = try publish(site, hub, ["--dry-run"], environment: [:])
+        #expect(preview.status == 0, "\(preview.standardError)")
+        #expect(preview.standardOutput.contains("note: NEWSGEN_HUB_CONNECTION_STRING is not set"))
+        #expect(preview.standardOutput.contains("POST https://<namespace from NEWSGEN_HUB_CONNECTION_STRING>/<hub>/messages"))
+    }
+
+    /// Something in the ledger's place that is not a regular file stops a run, a dry run too, before anything is
+    /// sent: a lost link target taken for "no ledger" would announce every story again.
+    @Test(arguments: ["dangling symbolic link", "folder", "FIFO", "symbolic link to /dev/full"])
+    func aDamagedLedgerSendsNothing(_ kind: String) throws {
+        let hub = try HubDouble(installations: Self.phones)
+        let site = try Self.site()
+        let path = site.path + "/.newsgen/push-ledger.json"
+        try FileManager.default.createDirectory(atPath: site.path + "/.newsgen", withIntermediateDirectories: true)
+        switch kind {
+        case "dangling symbolic link": try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: site.path + "/cache/push-ledger.json")
+        case "folder": try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        case "FIFO": #expect(mkfifo(path, 0o644) == 0)
+        default: try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/full")
+        }
+        for arguments in [[], ["--dry-run"]] {
+            let result = try publish(site, hub, arguments)
+            #expect(result.status == 1)
+            #expect(result.standardError.hasPrefix("error: the ledger \(path) is damaged (it is "), "\(result.standardError)")
+            #expect(result.standardError.contains("nothing was sent"))
+            #expect(result.standardOutput.isEmpty)
+        }
+        #expect(try hub.requests().isEmpty)
+    }
+
+    /// The ledger is proved writable before the first send: when it cannot be written, nothing goes out, rather
+    /// than alerts that the next run would send again.
+    @Test(arguments: [
+        ("a full disk", "No space left on device"),
+        ("a folder where the rewrite's temporary file goes", "Is a directory"),
+    ])
+    func aLedgerThatCannotBeWrittenStopsTheRunBeforeTheFirstSend(_ kind: String, _ reason: String) throws {
+        let hub = try HubDouble(installations: Self.phones)
+        let site = try Self.site()
+        let temporary = site.path + "/.newsgen/push-ledger.json.tmp"
+        try FileManager.default.createDirectory(atPath: site.path + "/.newsgen", withIntermediateDirectories: true)
+        if kind == "a full disk" {
+            // Every write to /dev/full fails with ENOSPC, also for root.
+            try FileManager.default.createSymbolicLink(atPath: temporary, withDestinationPath: "/dev/full")
+        } else {
+            try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+        }
+        let result = try publish(site, hub)
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("error: the ledger cannot be written (could not "), "\(result.standardError)")
+        #expect(result.standardError.hasSuffix("\(temporary): \(reason)); nothing was sent\n"))
+        #expect(try hub.requests().isEmpty)
+
+        try FileManager.default.removeItem(atPath: temporary)
+        let again = try publish(site, hub)
+        #expect(again.status == 0, "\(again.standardOutput)\n\(again.standardError)")
+        #expect(try hub.sends().count == 2)
     }
 
     @Test func withoutAConnectionStringNothingIsSent() throws {

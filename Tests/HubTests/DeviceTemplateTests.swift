@@ -281,7 +281,7 @@ struct DeviceTemplateTests {
     func invalidJSON() {
         let cases: [(String, String?, String)] = [
             ("", "", "line 1, column 1: the template is empty; expected a JSON object"),
-            (#"["$(a)"]"#, nil, "a device template must be a JSON object ({…})"),
+            (#" ["$(a)"]"#, nil, "line 1, column 2: a device template must be a JSON object ({…})"),
             (#"{"a":1,}"#, "", #"line 1, column 8: expected a member name in double quotes but found "}""#),
             (
                 "{\"aps\":\n  {\"alert\" \"x\"}}", "aps.alert",
@@ -305,14 +305,28 @@ struct DeviceTemplateTests {
         for (template, path, message) in cases {
             let error = failure(template)
             #expect(error?.path == path, "\(template)")
-            #expect(error?.message == message, "\(template)")
+            #expect(error.map(positioned) == message, "\(template)")
         }
+    }
+
+    /// "line 2, column 12: message", as the JSON errors above are written.
+    private func positioned(_ error: DeviceTemplateError) -> String {
+        "line \(error.line ?? 0), column \(error.column ?? 0): \(error.message)"
+    }
+
+    @Test("an invalid expression is placed at the start of its string")
+    func expressionErrorsHaveAPosition() {
+        let error = failure("{\"aps\": {\n  \"badge\": 1,\n  \"alert\": \"{'n=' + #(c)}\"}}")
+        #expect(error?.path == "aps.alert")
+        #expect(error?.line == 3)
+        #expect(error?.column == 12)
+        #expect(failure(#"{"list":["ok","$(x"]}"#).map { [$0.line, $0.column] } == [1, 15])
     }
 
     @Test("deep nesting is an error, not a crash")
     func deepNesting() {
         let deep = "{\"a\":" + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
-        #expect(failure(deep)?.message == "line 1, column 133: objects and arrays are nested more than 128 levels deep")
+        #expect(failure(deep).map(positioned) == "line 1, column 133: objects and arrays are nested more than 128 levels deep")
         let fine = "{\"a\":" + String(repeating: "[", count: 127) + String(repeating: "]", count: 127) + "}"
         #expect(failure(fine) == nil)
     }

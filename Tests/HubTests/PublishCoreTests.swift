@@ -135,6 +135,74 @@ import TestSupport
         }
     }
 
+    /// Anything but a regular file in the ledger's place is damage, for a dry run and a real one: never "no
+    /// ledger" (everything would go out again), and a FIFO is not waited on.
+    @Test(arguments: ["dangling symbolic link", "folder", "FIFO", "symbolic link to /dev/full"])
+    func whatIsNotARegularFileIsADamagedLedger(_ kind: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("push-ledger.json").path
+        let why: String
+        switch kind {
+        case "dangling symbolic link":
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: folder.path + "/gone/push-ledger.json")
+            why = "it is a symbolic link to \(folder.path)/gone/push-ledger.json, which cannot be followed: No such file or directory"
+        case "folder":
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            why = "it is a folder, not a file"
+        case "FIFO":
+            #expect(mkfifo(path, 0o644) == 0)
+            why = "it is a FIFO, not a regular file"
+        default:
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/full")
+            why = "it is a device, not a regular file"
+        }
+        let expected = "the ledger \(path) is damaged (\(why)); nothing was sent, because without it alerts could go out twice. Restore it from CI's cache or a backup"
+        #expect(throws: LedgerError(message: expected)) { try Ledger.read(path: path) }
+        #expect(throws: LedgerError(message: expected)) { try Ledger.openForSending(path: path) }
+    }
+
+    /// A ledger that is a symbolic link to a regular file is read and rewritten through the link, which stays.
+    @Test func aLinkedLedgerIsWrittenThroughTheLink() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("cache"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("cache/push-ledger.json").path
+        let path = folder.appendingPathComponent("push-ledger.json").path
+        let record = LedgerRecord(storyId: "a", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World", bodySHA256: "00")
+        try Ledger.openForSending(path: target).append(record)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+        let ledger = try Ledger.openForSending(path: path)
+        #expect(ledger.all == [record])
+        let second = LedgerRecord(storyId: "b", revision: 1, sentAt: "2026-11-29T15:01:00Z", tags: "World", bodySHA256: "01")
+        try ledger.append(second)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: path) == target)
+        #expect(try Ledger.read(path: target).all == [record, second])
+    }
+
+    /// Before the first send the unchanged ledger is written as a send would be: a full disk fails there.
+    @Test func provingTheLedgerWritableFailsOnAFullDiskAndChangesNothing() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("push-ledger.json").path
+        let record = LedgerRecord(storyId: "a", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World", bodySHA256: "00")
+        let ledger = try Ledger.openForSending(path: path)
+        try ledger.proveWritable()
+        try ledger.append(record)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        try ledger.proveWritable()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)   // unchanged, and written again
+
+        // The temporary file the rewrite makes is /dev/full: every write fails with ENOSPC, even for root.
+        try FileManager.default.createSymbolicLink(atPath: path + ".tmp", withDestinationPath: "/dev/full")
+        #expect(throws: LedgerError(message: "could not write \(path).tmp: No space left on device")) { try ledger.proveWritable() }
+        #expect(ledger.writeFailure != nil)   // nothing may be sent after this
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(ledger.all == [record])
+    }
+
     /// Sends accepted together are recorded by one rewrite (a group commit); every one of them is on disk when
     /// its `record` returns, and the file is laid out exactly as `JSONEncoder` lays out the whole ledger.
     @Test func concurrentRecordsAreAllDurableInTheEncodersLayout() async throws {

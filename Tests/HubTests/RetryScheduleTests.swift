@@ -10,11 +10,21 @@ struct RetryScheduleTests {
         #expect(policy == RetryPolicy(maxAttempts: 4, baseDelay: 1, maxDelay: 60))
     }
 
-    @Test("2xx is success on any attempt")
+    @Test("201 is success on any attempt")
     func success() {
-        for code in [200, 201, 202, 204, 299] {
-            #expect(policy.decide(attempt: 1, outcome: .status(code, retryAfter: nil), jitter: 0.3) == .success)
-            #expect(policy.decide(attempt: 4, outcome: .status(code, retryAfter: "5"), jitter: 0.3) == .success)
+        #expect(policy.decide(attempt: 1, outcome: .status(201, retryAfter: nil), jitter: 0.3) == .success)
+        #expect(policy.decide(attempt: 4, outcome: .status(201, retryAfter: "5"), jitter: 0.3) == .success)
+    }
+
+    @Test("any other 2xx is a failure that is never retried, on any attempt, whatever Retry-After says")
+    func otherSuccessCodesAreFailures() {
+        for code in [200, 202, 204, 299] {
+            let expected = RetryDecision.giveUp(
+                reason: "HTTP \(code): the hub answered \(code), not 201: is NEWSGEN_HUB_ENDPOINT a notification hub?")
+            for attempt in [1, 2, 4] {
+                #expect(policy.decide(attempt: attempt, outcome: .status(code, retryAfter: nil), jitter: 0.3) == expected)
+                #expect(policy.decide(attempt: attempt, outcome: .status(code, retryAfter: "1"), jitter: 0.3) == expected)
+            }
         }
     }
 
