@@ -1,5 +1,6 @@
 import Dispatch
 import Site
+import Synchronization
 
 /// The hub's rules held against the whole site before it is deployed, for `newsgen check` and `newsgen build`:
 /// a breaking story that `newsgen publish` would refuse (too many tags, a payload over a device's 4 KB, no text
@@ -25,22 +26,22 @@ public enum PushCheck {
         let planner = NotificationPlanner(edition: edition, now: now, sent: [:])
         let links = planner.permalinks()
         let stories = planner.breakingStories()
-        let problems = [PlanProblem?](unsafeUninitializedCapacity: stories.count) { buffer, count in
-            nonisolated(unsafe) let slots = buffer   // each block initialises its own slots
-            let chunk = 64
-            DispatchQueue.concurrentPerform(iterations: (stories.count + chunk - 1) / chunk) { block in
-                for index in block * chunk..<min(stories.count, (block + 1) * chunk) {
-                    let problem: PlanProblem?
-                    switch planner.notification(for: stories[index], links: links) {
-                    case .failure(let failure): problem = failure
-                    case .success(let notification):
-                        problem = notification.sizeProblem(previews: DeviceCatalog.previews(notification, kinds: devices.kinds))
+        let found = Mutex([PlanProblem?](repeating: nil, count: stories.count))
+        let chunk = 64
+        DispatchQueue.concurrentPerform(iterations: (stories.count + chunk - 1) / chunk) { block in
+            var local: [(Int, PlanProblem)] = []
+            for index in block * chunk..<min(stories.count, (block + 1) * chunk) {
+                switch planner.notification(for: stories[index], links: links) {
+                case .failure(let failure): local.append((index, failure))
+                case .success(let notification):
+                    if let problem = notification.sizeProblem(previews: DeviceCatalog.previews(notification, kinds: devices.kinds)) {
+                        local.append((index, problem))
                     }
-                    (slots.baseAddress! + index).initialize(to: problem)
                 }
             }
-            count = stories.count
+            found.withLock { for (index, problem) in local { $0[index] = problem } }
         }
+        let problems = found.withLock { $0 }
         for (story, problem) in zip(stories, problems) {
             guard let problem else { continue }
             diagnostics.append(Diagnostic(path: story.sourcePath, location: edition.location(ofField: problem.field, in: story),
