@@ -1,4 +1,5 @@
 import Foundation
+import Site
 
 /// The device templates the apps register (`templates/devices/*.json`): what each kind of phone would show.
 /// The file name without `.json` names the kind (`ios-french`, `simple`, `fcm-v1`).
@@ -26,9 +27,15 @@ public enum DeviceCatalog {
         var problems: [String] = []
         for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
             let path = displayPath + "/" + name
-            guard let data = FileManager.default.contents(atPath: directory + "/" + name),
-                  let text = String(data: data, encoding: .utf8) else {
-                problems.append("\(path): error: cannot read the device template (it must be UTF-8 JSON)")
+            let text: String
+            do {
+                guard let utf8 = String(validating: try FileSystem.readInput(directory + "/" + name), as: UTF8.self) else {
+                    problems.append("\(path): error: cannot read the device template (it must be UTF-8 JSON)")
+                    continue
+                }
+                text = utf8
+            } catch {
+                problems.append("\(path): error: cannot read the device template: \(error.reason)")
                 continue
             }
             do {

@@ -50,7 +50,7 @@ public struct Edition: Sendable {
         var configBytes: [UInt8] = []
         switch Result(catching: { () throws(FileSystem.Failure) in
             if let bytes = snapshot?.configBytes { return bytes }
-            return try FileSystem.read(configPath)
+            return try FileSystem.readInput(configPath)
         }) {
         case .success(let bytes):
             configBytes = bytes
@@ -96,7 +96,7 @@ public struct Edition: Sendable {
         let templates = root + "/" + templatesFolder
         for file in FileSystem.files(under: templates) {
             digest.add(file)
-            digest.add((try? FileSystem.read(templates + "/" + file)) ?? [0xFF, 0xFE])
+            digest.add((try? FileSystem.readInput(templates + "/" + file)) ?? [0xFF, 0xFE])
         }
         return digest.value
     }
@@ -109,7 +109,7 @@ public struct Edition: Sendable {
     func withBodies(_ story: Story) throws(FileSystem.Failure) -> Story {
         if story.bodiesLoaded { return story }
         let path = directory + "/" + story.sourcePath
-        let bytes = try FileSystem.read(path)
+        let bytes = try FileSystem.readInput(path)
         // The same bytes as when the story was parsed, so each body is where parsing found it.
         guard Digest.of(bytes) == story.contentHash,
               story.bodies.values.allSatisfy({ $0.sourceRange.upperBound <= bytes.count }) else {
@@ -149,7 +149,7 @@ public struct Edition: Sendable {
                     continue
                 }
                 let name = String(file.split(separator: "/").last ?? Substring(file))
-                switch Result(catching: { () throws(FileSystem.Failure) in try FileSystem.read(contentDirectory + "/" + file) }) {
+                switch Result(catching: { () throws(FileSystem.Failure) in try FileSystem.readInput(contentDirectory + "/" + file) }) {
                 case .success(let bytes):
                     let hash = Digest.of(bytes)
                     if let entry, entry.story.contentHash == hash, entry.story.sourcePath == path {

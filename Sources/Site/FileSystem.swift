@@ -1,20 +1,62 @@
 import Foundation
 
 /// The few file operations the pipeline needs, with errors that name the path.
-enum FileSystem {
-    struct Failure: Error, CustomStringConvertible {
-        var path: String
-        var reason: String
-        var description: String { "\(path): \(reason)" }
+public enum FileSystem {
+    public struct Failure: Error, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
     }
 
     static func read(_ path: String) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
+        return try read(fd, path: path, limit: Int.max)
+    }
+
+    /// The most an input file (config, template, strings, story, device template) may hold.
+    public static let inputLimit = 16 << 20
+
+    /// Reads an input file: a regular file (through links) of at most `inputLimit` bytes, else a failure that
+    /// says what it is. Opening does not wait (a FIFO would block the build until someone writes to it) and no
+    /// more than the limit is ever read (a link to /dev/zero would fill the memory).
+    public static func readInput(_ path: String) throws(Failure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFREG else {
+            throw Failure(path: path, reason: "not a regular file but \(kindName(kind)); newsgen reads only regular files")
+        }
+        guard info.st_size <= inputLimit else { throw Failure(path: path, reason: tooLarge) }
+        let bytes = try read(fd, path: path, limit: inputLimit + 1)
+        guard bytes.count <= inputLimit else { throw Failure(path: path, reason: tooLarge) }
+        return bytes
+    }
+
+    private static let tooLarge = "larger than \(inputLimit >> 20) MiB, the most newsgen reads from one file"
+
+    /// "a FIFO", "a folder", … for `st_mode & S_IFMT`.
+    static func kindName(_ kind: mode_t) -> String {
+        switch kind {
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFLNK: return "a symbolic link"
+        default: return "not a file"
+        }
+    }
+
+    /// Reads `fd` to its end, or to `limit` bytes (a file that grows past it is cut there).
+    private static func read(_ fd: Int32, path: String, limit: Int) throws(Failure) -> [UInt8] {
         var info = stat()
         // Read straight into the array, sized from fstat; a file that grows meanwhile is read to its end.
-        var capacity = fstat(fd, &info) == 0 && info.st_size > 0 ? Int(info.st_size) + 1 : 65536
+        var capacity = min(limit, fstat(fd, &info) == 0 && info.st_size > 0 ? Int(info.st_size) + 1 : 65536)
         var result: [UInt8] = []
         while true {
             var failure: Int32 = 0
@@ -33,13 +75,14 @@ enum FileSystem {
             }
             if failure != 0 { throw Failure(path: path, reason: String(cString: strerror(failure))) }
             if result.isEmpty { result = chunk } else { result += chunk }
-            if chunk.count < capacity { return result }
-            capacity = max(65536, capacity)
+            if chunk.count < capacity || result.count >= limit { return result }
+            capacity = min(limit - result.count, max(65536, capacity))
         }
     }
 
+    /// An input file (see `readInput`) as UTF-8 text.
     static func readText(_ path: String) throws(Failure) -> String {
-        let bytes = try read(path)
+        let bytes = try readInput(path)
         guard let text = String(validating: bytes, as: UTF8.self) else { throw Failure(path: path, reason: "not valid UTF-8") }
         return text
     }

@@ -23,7 +23,7 @@ public struct InputSnapshot: Sendable {
     /// `Edition.load` reports it.
     public static func take(directory: String, baseURLOverride: String?) -> InputSnapshot {
         let root = FileSystem.absolute(directory)
-        let configBytes = try? FileSystem.read(root + "/" + Edition.configFile)
+        let configBytes = try? FileSystem.readInput(root + "/" + Edition.configFile)
         let content = root + "/" + Edition.contentFolder
         let storyFiles = FileSystem.isDirectory(content) ? Edition.storyFiles(in: content) : nil
         var digest = Digest()

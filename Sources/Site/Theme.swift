@@ -66,14 +66,15 @@ public struct Theme: Sendable {
         defer { diagnostics += fields.sink.diagnostics }
         let root: YAMLNode
         do {
-            let text = try FileSystem.readText(path)
+            let text: String
+            do { text = try FileSystem.readText(path) } catch {
+                fields.sink.error("cannot read the file: \(error.reason)")
+                return [:]
+            }
             guard let node = try YAMLDocument.parse(text) else { return [:] }
             root = node
-        } catch let error as YAMLError {
-            fields.sink.error(error.message, at: error.location)
-            return [:]
         } catch {
-            fields.sink.error("cannot read the file: \(error)")
+            fields.sink.error(error.message, at: error.location)
             return [:]
         }
         guard let entries = root.mapping else {
