@@ -94,9 +94,14 @@ public struct Edition: Sendable {
     static func themeDigest(root: String) -> UInt64 {
         var digest = Digest()
         let templates = root + "/" + templatesFolder
-        for file in FileSystem.files(under: templates) {
+        let listing = FileSystem.sources(under: templates, includeHiddenFiles: false)
+        for (file, _) in listing.files {
             digest.add(file)
             digest.add((try? FileSystem.readInput(templates + "/" + file)) ?? [0xFF, 0xFE])
+        }
+        for problem in listing.problems {
+            digest.add(problem.path)
+            digest.add(problem.reason)
         }
         return digest.value
     }
@@ -125,13 +130,15 @@ public struct Edition: Sendable {
 
     /// `listed`: the story files as an `InputSnapshot` found them; nil to look now.
     private static func loadStories(root: String, config: SiteConfig, cache: CacheMode, cacheKey: UInt64,
-                                    listed: [(path: String, stamp: FileStamp)]?, diagnostics: inout [Diagnostic]) -> [Story] {
+                                    listed: FileSystem.SourceListing?, diagnostics: inout [Diagnostic]) -> [Story] {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
             return []
         }
-        let listed = listed ?? storyFiles(in: contentDirectory)
+        let listing = listed ?? storyFiles(in: contentDirectory)
+        diagnostics += Self.diagnostics(listing.problems, in: contentFolder)
+        let listed = listing.files
         let cached = (cache == .read || cache == .readWrite)
             ? StoryCache.load(site: root, key: cacheKey, config: config) : [:]
         let parser = StoryParser(config: config)
@@ -194,33 +201,21 @@ public struct Edition: Sendable {
         return order.map { keep[$0].story }
     }
 
-    /// The story files under a content folder (relative paths, sorted) with their stamps. Hidden .md files are
-    /// included on purpose: `.draft.md` would otherwise vanish silently; its slug is refused with a message.
-    static func storyFiles(in contentDirectory: String) -> [(path: String, stamp: FileStamp)] {
-        FileSystem.stampedFiles(under: contentDirectory, includeHidden: true).filter {
-            $0.path.hasSuffix(".md") && !isInHiddenFolder($0.path)
-        }
+    /// The story files under a content folder (relative paths, sorted) with their stamps, and the problems that
+    /// keep stories out: folders that cannot be read, and `.md` entries that are not (links to) regular files in
+    /// the folder (see `FileSystem.sources`). Hidden .md files are included on purpose: `.draft.md` would otherwise
+    /// vanish silently; its slug is refused with a message. Hidden folders (an editor's `.trash/`, `.git/`) are not
+    /// part of the site.
+    static func storyFiles(in contentDirectory: String) -> FileSystem.SourceListing {
+        var listing = FileSystem.sources(under: contentDirectory, includeHiddenFiles: true)
+        listing.files.removeAll { !$0.path.hasSuffix(".md") }
+        listing.problems.removeAll { !$0.isFolder && !$0.path.hasSuffix(".md") }
+        return listing
     }
 
-    /// True when a folder on the relative path starts with "." (`drafts/.old/x.md`); the file's own name may.
-    static func isInHiddenFolder(_ path: String) -> Bool {
-        var path = path
-        return path.withUTF8(isInHiddenFolder)
-    }
-
-    private static func isInHiddenFolder(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
-        var atStart = true
-        var hiddenComponent = false
-        for byte in path {
-            if byte == UInt8(ascii: "/") {
-                if hiddenComponent { return true }
-                atStart = true
-                continue
-            }
-            if atStart { hiddenComponent = byte == UInt8(ascii: ".") }
-            atStart = false
-        }
-        return false
+    /// The problems of a source listing as diagnostics, the paths relative to the site.
+    static func diagnostics(_ problems: [FileSystem.ListingProblem], in folder: String) -> [Diagnostic] {
+        problems.map { Diagnostic(path: $0.path.isEmpty ? folder : folder + "/" + $0.path, message: $0.reason) }
     }
 
     static func newestFirst(_ a: (seconds: Double, id: String), _ b: (seconds: Double, id: String)) -> Bool {

@@ -113,6 +113,119 @@ public enum FileSystem {
         return names.sorted()
     }
 
+    /// Something under a source folder (`content/`, `templates/`) that cannot be used as it is: a folder that cannot
+    /// be read, a link that is not followed, a file that is not a regular file. `path` is relative to the folder
+    /// ("" for the folder itself).
+    struct ListingProblem: Sendable, Hashable {
+        var path: String
+        var reason: String
+        /// True for a folder (or a link to one): whatever it holds is missing from the listing.
+        var isFolder: Bool
+    }
+
+    /// The files of a source folder, as relative paths (sorted, with their stamps), and every problem met on the way.
+    struct SourceListing: Sendable {
+        var files: [(path: String, stamp: FileStamp)] = []
+        var problems: [ListingProblem] = []
+    }
+
+    /// The files under a source folder, for building from. Unlike `files(under:)`, nothing is passed over without a
+    /// word: a folder that cannot be read is a problem (its files would be missing), and so is anything that is
+    /// neither a folder nor a regular file. A link is followed only when it leads to a regular file inside
+    /// `directory` (listed under the link's name, with the stamp of the file it leads to): a link leading out of
+    /// the folder would publish a file nobody put in the site, and links to folders can loop. Hidden folders are
+    /// not entered; hidden files are listed with `includeHiddenFiles`.
+    static func sources(under directory: String, includeHiddenFiles: Bool) -> SourceListing {
+        var listing = SourceListing()
+        let root = realPath(directory) ?? directory
+        let folderName = directory.split(separator: "/").last.map(String.init) ?? directory
+        func walk(_ relative: String) {
+            let absolute = relative.isEmpty ? directory : directory + "/" + relative
+            guard let dir = opendir(absolute) else {
+                listing.problems.append(ListingProblem(path: relative, reason: "cannot read the folder: " + String(cString: strerror(errno)),
+                                                       isFolder: true))
+                return
+            }
+            defer { closedir(dir) }
+            while true {
+                errno = 0
+                guard let entry = readdir(dir) else {
+                    if errno != 0 {
+                        listing.problems.append(ListingProblem(path: relative, reason: "cannot read the folder: " + String(cString: strerror(errno)),
+                                                               isFolder: true))
+                    }
+                    break
+                }
+                let name = withUnsafeMutablePointer(to: &entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                }
+                if name == "." || name == ".." { continue }
+                let child = relative.isEmpty ? name : relative + "/" + name
+                var info = stat()
+                guard fstatat(dirfd(dir), &entry.pointee.d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    listing.problems.append(ListingProblem(path: child, reason: "cannot read: " + String(cString: strerror(errno)), isFolder: false))
+                    continue
+                }
+                let kind = info.st_mode & S_IFMT
+                if kind == S_IFDIR {
+                    if !name.hasPrefix(".") { walk(child) }
+                    continue
+                }
+                if name.hasPrefix(".") && !includeHiddenFiles { continue }
+                switch kind {
+                case S_IFREG: listing.files.append((child, FileStamp(info)))
+                case S_IFLNK:
+                    switch followLink(directory + "/" + child, inside: root, named: folderName) {
+                    case .success(let target): listing.files.append((child, target))
+                    case .failure(let problem): listing.problems.append(ListingProblem(path: child, reason: problem.reason, isFolder: problem.isFolder))
+                    }
+                default:
+                    listing.problems.append(ListingProblem(path: child, reason: "not a regular file but \(kindName(kind))", isFolder: false))
+                }
+            }
+        }
+        walk("")
+        listing.files.sort { precedes($0.path, $1.path) }
+        return listing
+    }
+
+    private struct LinkProblem: Error {
+        var reason: String
+        var isFolder = false
+    }
+
+    /// The stamp of the regular file the link at `path` leads to, when that file is inside `root` (a real path).
+    private static func followLink(_ path: String, inside root: String, named folder: String) -> Result<FileStamp, LinkProblem> {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(path, &buffer, buffer.count - 1)
+        let written = length >= 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+        guard let target = realPath(path) else {
+            return .failure(LinkProblem(reason: "a link to \(written), which cannot be followed: " + String(cString: strerror(errno))))
+        }
+        guard target.hasPrefix(root + "/") else {
+            return .failure(LinkProblem(reason: "a link to \(written), outside \(folder)/; newsgen follows links only to files inside it: copy the file here instead"))
+        }
+        var info = stat()
+        guard stat(target, &info) == 0 else {
+            return .failure(LinkProblem(reason: "a link to \(written), which cannot be followed: " + String(cString: strerror(errno))))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .success(FileStamp(info))
+        case S_IFDIR:
+            return .failure(LinkProblem(reason: "a link to the folder \(written); newsgen follows links only to files: move the folder here instead",
+                                        isFolder: true))
+        case let kind:
+            return .failure(LinkProblem(reason: "a link to \(written), which is not a regular file but \(kindName(kind))"))
+        }
+    }
+
+    /// The path with every link resolved (realpath(3)), or nil (with errno set) when it cannot be.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Like `files(under:)`, with each file's size, modification time and inode (from the same `lstat`).
     static func stampedFiles(under directory: String, includeHidden: Bool = false) -> [(path: String, stamp: FileStamp)] {
         walk(directory, includeHidden: includeHidden, stamps: true)

@@ -26,7 +26,9 @@ public struct Theme: Sendable {
             return nil
         }
         var sources: [String: TemplateSource] = [:]
-        let files = FileSystem.files(under: directory)
+        let listing = FileSystem.sources(under: directory, includeHiddenFiles: false)
+        diagnostics += Edition.diagnostics(listing.problems, in: displayPath)
+        let files = listing.files.map(\.path)
         for file in files where file.hasSuffix(".mustache") && !file.hasPrefix("static/") {
             let path = displayPath + "/" + file
             do {

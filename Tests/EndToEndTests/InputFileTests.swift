@@ -60,4 +60,50 @@ import TestSupport
         Self.expectRefused(try Self.run("check", in: site),
                            "content/world/huge.md: error: cannot read: larger than 16 MiB, the most newsgen reads from one file")
     }
+
+    /// A folder of content/ that cannot be read is an error (its stories would vanish from the site). Root reads
+    /// any folder whatever its mode, and the tests run as root: then newsgen runs as `nobody` (setpriv), for
+    /// whom a folder of mode 000 really cannot be opened, as for an editor whose checkout has one.
+    @Test func anUnreadableFolderInContentIsAnError() throws {
+        let site = try BuildFixtures.site()
+        let folder = site.url.appendingPathComponent("content/world").path
+        #expect(chmod(folder, 0) == 0)
+        defer { chmod(folder, 0o755) }
+        var command = ["-s", "KILL", "20"]
+        if geteuid() == 0 {
+            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+                Issue.record("running as root needs setpriv (util-linux) to drop privileges for this test")
+                return
+            }
+            // nobody must reach the site: the temporary folder and its files are world-readable (umask 022).
+            command += ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+        }
+        let result = try runProgram(URL(fileURLWithPath: "/usr/bin/timeout"), command + [Repository.newsgenBinary.path, "check"],
+                                    in: site.url, environment: BuildFixtures.now)
+        Self.expectRefused(result, "content/world: error: cannot read the folder: Permission denied\n1 error; nothing was written")
+    }
+
+    /// A story file that is a link inside content/ is built like the file it leads to; one that leads out of
+    /// content/ is an error naming it.
+    @Test func linkedStoriesAreFollowedInsideContentAndRefusedOutside() throws {
+        let site = try BuildFixtures.site()
+        try site.write("content/_shared/storm.txt", """
+        ---
+        category: World
+        published: 2026-11-29T12:00:00Z
+        title: Storm warning
+        ---
+        A storm is coming.
+        """)
+        try Self.link(site, "content/world/storm.md", to: "../_shared/storm.txt")
+        let built = try Self.run("build", in: site)
+        #expect(built.status == 0, "\(built.standardError)")
+        #expect(try site.read("site/en/2026/11/29/storm/index.html").contains("A storm is coming."))
+
+        try site.write("outside/secret.md", BuildFixtures.draft)
+        try Self.link(site, "content/world/secret.md", to: "../../outside/secret.md")
+        Self.expectRefused(try Self.run("build", in: site),
+                           "content/world/secret.md: error: a link to ../../outside/secret.md, outside content/; newsgen follows links only to files inside it: copy the file here instead")
+        #expect(try site.read("site/en/2026/11/29/storm/index.html").contains("A storm is coming."))
+    }
 }
