@@ -362,8 +362,10 @@ struct StoryParser {
             }
         }
         let languages = config.languages
+        let problemsBeforeTitle = fields.sink.diagnostics.count
         let titles = map["title"].map { fields.localized($0, "title", languages: languages) } ?? LocalizedText()
-        if let node = map["title"], titles[code: config.defaultLanguage.code] == nil {
+        // A title refused for what it holds is not also "missing".
+        if let node = map["title"], titles[code: config.defaultLanguage.code] == nil, fields.sink.diagnostics.count == problemsBeforeTitle {
             fields.sink.error("title needs the default language (\(config.defaultLanguage.code))", at: node.location)
         }
         let summaries = map["summary"].map { fields.localized($0, "summary", languages: languages) } ?? LocalizedText()

@@ -176,6 +176,34 @@ import Testing
         }
     }
 
+    /// YAML escapes can put control characters in any text field; each is reported where its value starts, and
+    /// the story is refused (written out, they would corrupt its pages and feeds). Tab and line feed are text.
+    @Test func controlCharactersInTextFieldsAreReportedWhereTheValueIs() {
+        let (story, problems) = Fixtures.parseStory(#"""
+        ---
+        category: World
+        published: 2026-11-29T14:05:00Z
+        author: [Ana Ruiz, "Bell\a"]
+        title: { en: "Red\x1b[31m alert", fr: "Tab\tand\nline feed are fine" }
+        summary: "NUL\0here"
+        correction: { en: "C1\x85 next line" }
+        updated: 2026-11-29T15:00:00Z
+        push: { text: "DEL\x7f" }
+        image: "/a\rb.jpg"
+        ---
+        Body.
+        """#)
+        #expect(story == nil)
+        #expect(problems.sorted().map(\.description) == [
+            "content/world/quake.md:4:20: error: author contains the control character U+0007, which pages, feeds and phones cannot show; remove it",
+            "content/world/quake.md:5:14: error: title.en contains the control character U+001B, which pages, feeds and phones cannot show; remove it",
+            "content/world/quake.md:6:10: error: summary contains the control character U+0000, which pages, feeds and phones cannot show; remove it",
+            "content/world/quake.md:7:19: error: correction.en contains the control character U+0085, which pages, feeds and phones cannot show; remove it",
+            "content/world/quake.md:9:15: error: push.text contains the control character U+007F, which pages, feeds and phones cannot show; remove it",
+            "content/world/quake.md:10:8: error: image contains the control character U+000D, which pages, feeds and phones cannot show; remove it",
+        ])
+    }
+
     @Test func aNulByteIsReportedOnItsLine() {
         let (_, problems) = Fixtures.parseStory("---\ncategory: World\ntitle: a\u{0}b\n---\nx\n")
         #expect(problems.map(\.description) == ["content/world/quake.md:3:1: error: the file contains a NUL character"])
