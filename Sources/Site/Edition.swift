@@ -273,6 +273,11 @@ public struct EditionFilter: Sendable, Hashable {
                 return .failure(SiteError([Diagnostic(path: "SOURCE_DATE_EPOCH",
                                                       message: "must be a whole number of seconds since 1970, found \"\(text)\"")]))
             }
+            // At most a day before the year 10000, so that "now" has a four-digit year in any time zone (RFC 3339).
+            guard seconds <= 253_402_214_399 else {
+                return .failure(SiteError([Diagnostic(path: "SOURCE_DATE_EPOCH",
+                                                      message: "must be at most 253402214399 (9999-12-30T23:59:59Z), found \"\(text)\"")]))
+            }
             return .success(Timestamp(secondsSinceEpoch: Double(seconds)))
         }
         var spec = timespec()

@@ -337,7 +337,12 @@ struct StoryParser {
         func timestamp(_ key: String) -> Timestamp? {
             guard let node = map[key], let text = fields.string(node, key) else { return nil }
             switch Timestamp.parse(text) {
-            case .success(let value): return value
+            case .success(let value):
+                if let problem = value.yearProblem(siteTimeZone: config.timeZone) {
+                    fields.sink.error("invalid \(key) date: \"\(text)\" \(problem)", at: node.location)
+                    return nil
+                }
+                return value
             case .failure(let error):
                 fields.sink.error("invalid \(key) date: \(error.message)", at: node.location)
                 return nil

@@ -204,6 +204,25 @@ import Testing
         ])
     }
 
+    /// Dates past the years 1900 to 9999 in the site's time zone (Paris) are refused where they are written: year
+    /// 10000 in Paris cannot be in a URL or an RFC 3339 date, and before 1900 the pages' calendar is not the URLs'.
+    @Test func datesOutsideTheYears1900To9999AreReported() {
+        let (story, problems) = Fixtures.parseStory("""
+        ---
+        category: World
+        published: 1582-10-10T12:00:00Z
+        updated: 9999-12-31T23:59:59Z
+        title: Out of range
+        ---
+        Body.
+        """)
+        #expect(story == nil)
+        #expect(problems.map(\.description) == [
+            "content/world/quake.md:3:12: error: invalid published date: \"1582-10-10T12:00:00Z\" is in the year 1582; dates must be in the years 1900 to 9999",
+            "content/world/quake.md:4:10: error: invalid updated date: \"9999-12-31T23:59:59Z\" is in the year 10000 in the site's time zone (Europe/Paris); dates must be in the years 1900 to 9999",
+        ])
+    }
+
     @Test func aNulByteIsReportedOnItsLine() {
         let (_, problems) = Fixtures.parseStory("---\ncategory: World\ntitle: a\u{0}b\n---\nx\n")
         #expect(problems.map(\.description) == ["content/world/quake.md:3:1: error: the file contains a NUL character"])
