@@ -223,6 +223,33 @@ import Testing
         ])
     }
 
+    /// Raw control characters (other than tab, line feed and carriage return) anywhere in the file are reported
+    /// at their line and column, wherever they are in the word they are read in.
+    @Test func rawControlCharactersAreReportedWhereTheyAre() {
+        let head = "---\ncategory: World\npublished: 2026-11-29T14:05:00Z\ntitle: x\n---\n"
+        for (control, name) in [("\u{1B}", "001B"), ("\u{7F}", "007F"), ("\u{85}", "0085"), ("\u{0C}", "000C"), ("\u{01}", "0001")] {
+            for prefix in ["", "é", "abcdefghijklmnopq", "東京電 ab"] {
+                let (story, problems) = Fixtures.parseStory(head + "Fine\ttext\r\n" + prefix + control + "[31mred\n")
+                #expect(story == nil)
+                let column = prefix.unicodeScalars.count + 1
+                #expect(problems.map(\.description) == [
+                    "content/world/quake.md:7:\(column): error: the file contains the control character U+\(name), which pages, feeds and phones cannot show; remove it",
+                ], "\(name) after \(prefix)")
+            }
+        }
+        // Neighbours that are not controls: U+00A0 (C2 A0), U+00C2 (C3 82), tab and CRLF.
+        #expect(Fixtures.parseStory(head + "\u{A0}\u{C2}\tok\r\n").0 != nil)
+        // The word-at-a-time scan agrees with a byte-by-byte one on every byte at every place in a word.
+        for byte in UInt8(0)...UInt8(0x7F) {
+            for place in 0..<17 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 17)
+                bytes[place] = byte
+                let expected = byte < 0x20 && byte != 9 && byte != 10 && byte != 13 || byte == 0x7F ? place : nil
+                #expect(bytes.withUnsafeBufferPointer(StoryParser.firstControlCharacter) == expected, "\(byte) at \(place)")
+            }
+        }
+    }
+
     @Test func aNulByteIsReportedOnItsLine() {
         let (_, problems) = Fixtures.parseStory("---\ncategory: World\ntitle: a\u{0}b\n---\nx\n")
         #expect(problems.map(\.description) == ["content/world/quake.md:3:1: error: the file contains a NUL character"])
