@@ -136,19 +136,19 @@ public struct Edition: Sendable {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
             return []
         }
-        let listing = listed ?? storyFiles(in: contentDirectory)
-        diagnostics += Self.diagnostics(listing.problems, in: contentFolder)
-        let listed = listing.files
+        let listed = listed ?? storyFiles(in: contentDirectory)
         let cached = (cache == .read || cache == .readWrite)
             ? StoryCache.load(site: root, key: cacheKey, config: config) : [:]
         let parser = StoryParser(config: config)
+        diagnostics += Self.diagnostics(listed.problems, in: contentFolder)
+        let files = listed.files
         // (index, story, problems, whether the file was read, the cache entry's bytes when it is kept as it is)
         let results = Mutex<[(Int, Story?, [Diagnostic], Bool, ArraySlice<UInt8>?)]>([])
         let chunk = 64
-        DispatchQueue.concurrentPerform(iterations: (listed.count + chunk - 1) / chunk) { block in
+        DispatchQueue.concurrentPerform(iterations: (files.count + chunk - 1) / chunk) { block in
             var local: [(Int, Story?, [Diagnostic], Bool, ArraySlice<UInt8>?)] = []
-            for index in block * chunk..<min(listed.count, (block + 1) * chunk) {
-                let (file, stamp) = listed[index]
+            for index in block * chunk..<min(files.count, (block + 1) * chunk) {
+                let (file, stamp) = files[index]
                 let path = contentFolder + "/" + file
                 let entry = cached[file]
                 if let entry, entry.trusted, entry.stamp == stamp, entry.story.sourcePath == path {
@@ -178,18 +178,18 @@ public struct Edition: Sendable {
         }
         // Stories are large values: they are put in place by index, never moved by a sort.
         var found = [(story: Story?, problems: [Diagnostic], read: Bool, written: ArraySlice<UInt8>?)](
-            repeating: (nil, [], false, nil), count: listed.count)
+            repeating: (nil, [], false, nil), count: files.count)
         for (index, story, problems, read, written) in results.withLock({ $0 }) {
             found[index] = (story, problems, read, written)
         }
         var anyRead = false
         var keep: [(file: String, stamp: FileStamp, story: Story, written: ArraySlice<UInt8>?)] = []
-        keep.reserveCapacity(listed.count)
+        keep.reserveCapacity(files.count)
         for index in found.indices {
             diagnostics += found[index].problems
             anyRead = anyRead || found[index].read
             if let story = found[index].story {
-                keep.append((listed[index].path, listed[index].stamp, story, found[index].written))
+                keep.append((files[index].path, files[index].stamp, story, found[index].written))
             }
         }
         if cache == .rebuild || (cache == .readWrite && (anyRead || keep.count != cached.count)) {
