@@ -102,8 +102,16 @@ import TestSupport
 
         try site.write("outside/secret.md", BuildFixtures.draft)
         try Self.link(site, "content/world/secret.md", to: "../../outside/secret.md")
-        Self.expectRefused(try Self.run("build", in: site),
-                           "content/world/secret.md: error: a link to ../../outside/secret.md, outside content/; newsgen follows links only to files inside it: copy the file here instead")
+        try Self.link(site, "content/world/gone.md", to: "../_shared/gone.txt")
+        try site.write("content/sports/bad.md", "---\ncategory: Sport\npublished: 2026-11-29T10:00:00Z\ntitle: x\n---\nx\n")
+        // Every problem of the build at once, in the usual form.
+        let refused = try Self.run("build", in: site)
+        Self.expectRefused(refused, """
+        content/sports/bad.md:2:11: error: unknown category "Sport" (known: World, Sports; did you mean "Sports"?)
+        content/world/gone.md: error: a link to ../_shared/gone.txt, which cannot be followed: No such file or directory
+        content/world/secret.md: error: a link to ../../outside/secret.md, outside content/; newsgen follows links only to files inside it: copy the file here instead
+        3 errors; nothing was written
+        """)
         #expect(try site.read("site/en/2026/11/29/storm/index.html").contains("A storm is coming."))
     }
 }
