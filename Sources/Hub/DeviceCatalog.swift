@@ -32,9 +32,15 @@ public enum DeviceCatalog {
         var problems: [Diagnostic] = []
         for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
             let path = displayPath + "/" + name
-            guard let data = FileManager.default.contents(atPath: directory + "/" + name),
-                  let text = String(data: data, encoding: .utf8) else {
-                problems.append(Diagnostic(path: path, message: "cannot read the device template (it must be UTF-8 JSON)"))
+            let text: String
+            do {
+                guard let utf8 = String(validating: try FileSystem.readInput(directory + "/" + name), as: UTF8.self) else {
+                    problems.append(Diagnostic(path: path, message: "cannot read the device template (it must be UTF-8 JSON)"))
+                    continue
+                }
+                text = utf8
+            } catch {
+                problems.append(Diagnostic(path: path, message: "cannot read the device template: \(error.reason)"))
                 continue
             }
             do {

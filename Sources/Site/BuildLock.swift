@@ -82,7 +82,8 @@ public final class BuildLock: Sendable {
     private static func lock(folder: String, file: String, what: String, timeout: Double,
                              waiting: (String) -> Void) throws(FileSystem.Failure) -> Int32 {
         let path = folder + "/" + file
-        let deadline = monotonicSeconds() + max(0, timeout)
+        let started = monotonicSeconds()
+        let deadline = started + max(0, timeout)
         var told = false
         while true {
             try FileSystem.createDirectories(folder)
@@ -101,7 +102,8 @@ public final class BuildLock: Sendable {
                     close(fd)
                     throw FileSystem.Failure(path: path, reason: "\(holder) still holds the lock on \(what) after waiting \(seconds(timeout)); try again when it has finished (NEWSGEN_LOCK_TIMEOUT sets how many seconds to wait)")
                 }
-                if !told {
+                // A holder writes its id just after it takes the lock: give it a moment before saying "another process".
+                if !told, holder.pid != nil || monotonicSeconds() - started > 0.5 {
                     waiting("waiting for \(holder), which is building \(what)")
                     told = true
                 }
@@ -126,12 +128,17 @@ public final class BuildLock: Sendable {
     }
 
     /// "another newsgen (process 1234)", from the id the holder wrote into the lock file while it holds it.
-    private static func holderDescription(_ fd: Int32) -> String {
+    private static func holderDescription(_ fd: Int32) -> Holder {
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         let text = count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
-        if let pid = Int32(text.filter(\.isNumber)), kill(pid, 0) == 0 || errno == EPERM { return "another newsgen (process \(pid))" }
-        return "another process"
+        if let pid = Int32(text.filter(\.isNumber)), kill(pid, 0) == 0 || errno == EPERM { return Holder(pid: pid) }
+        return Holder(pid: nil)
+    }
+
+    private struct Holder: CustomStringConvertible {
+        var pid: Int32?
+        var description: String { pid.map { "another newsgen (process \($0))" } ?? "another process" }
     }
 
     /// `NEWSGEN_LOCK_TIMEOUT` in seconds, else the default; nil when the variable is not a number of seconds.

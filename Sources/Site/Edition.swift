@@ -64,7 +64,7 @@ public struct Edition: Sendable {
         var configBytes: [UInt8] = []
         switch Result(catching: { () throws(FileSystem.Failure) in
             if let bytes = snapshot?.configBytes { return bytes }
-            return try FileSystem.read(configPath)
+            return try FileSystem.readInput(configPath)
         }) {
         case .success(let bytes):
             configBytes = bytes
@@ -114,9 +114,14 @@ public struct Edition: Sendable {
     static func themeDigest(root: String) -> UInt64 {
         var digest = Digest()
         let templates = root + "/" + templatesFolder
-        for file in FileSystem.files(under: templates) {
+        let listing = FileSystem.sources(under: templates, includeHiddenFiles: false)
+        for (file, _) in listing.files {
             digest.add(file)
-            digest.add((try? FileSystem.read(templates + "/" + file)) ?? [0xFF, 0xFE])
+            digest.add((try? FileSystem.readInput(templates + "/" + file)) ?? [0xFF, 0xFE])
+        }
+        for problem in listing.problems {
+            digest.add(problem.path)
+            digest.add(problem.reason)
         }
         return digest.value
     }
@@ -129,7 +134,7 @@ public struct Edition: Sendable {
     func withBodies(_ story: Story) throws(FileSystem.Failure) -> Story {
         if story.bodiesLoaded { return story }
         let path = directory + "/" + story.sourcePath
-        let bytes = try FileSystem.read(path)
+        let bytes = try FileSystem.readInput(path)
         // The same bytes as when the story was parsed, so each body is where parsing found it.
         guard Digest.of(bytes) == story.contentHash,
               story.bodies.values.allSatisfy({ $0.sourceRange.upperBound <= bytes.count }) else {
@@ -145,7 +150,7 @@ public struct Edition: Sendable {
 
     /// `listed`: the story files as an `InputSnapshot` found them; nil to look now.
     private static func loadStories(root: String, config: SiteConfig, cache: CacheMode, cacheKey: UInt64,
-                                    listed: [(path: String, stamp: FileStamp)]?, diagnostics: inout [Diagnostic]) -> [Story] {
+                                    listed: FileSystem.SourceListing?, diagnostics: inout [Diagnostic]) -> [Story] {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
@@ -155,13 +160,15 @@ public struct Edition: Sendable {
         let cached = cache.readsCache
             ? StoryCache.load(site: root, key: cacheKey, config: config) : [:]
         let parser = StoryParser(config: config)
+        diagnostics += Self.diagnostics(listed.problems, in: contentFolder)
+        let files = listed.files
         // (index, story, problems, whether the file was read, the cache entry's bytes when it is kept as it is)
         let results = Mutex<[(Int, Story?, [Diagnostic], Bool, ArraySlice<UInt8>?)]>([])
         let chunk = 64
-        DispatchQueue.concurrentPerform(iterations: (listed.count + chunk - 1) / chunk) { block in
+        DispatchQueue.concurrentPerform(iterations: (files.count + chunk - 1) / chunk) { block in
             var local: [(Int, Story?, [Diagnostic], Bool, ArraySlice<UInt8>?)] = []
-            for index in block * chunk..<min(listed.count, (block + 1) * chunk) {
-                let (file, stamp) = listed[index]
+            for index in block * chunk..<min(files.count, (block + 1) * chunk) {
+                let (file, stamp) = files[index]
                 let path = contentFolder + "/" + file
                 let entry = cached[file]
                 if let entry, entry.trusted, entry.stamp == stamp, entry.story.sourcePath == path {
@@ -169,7 +176,7 @@ public struct Edition: Sendable {
                     continue
                 }
                 let name = String(file.split(separator: "/").last ?? Substring(file))
-                switch Result(catching: { () throws(FileSystem.Failure) in try FileSystem.read(contentDirectory + "/" + file) }) {
+                switch Result(catching: { () throws(FileSystem.Failure) in try FileSystem.readInput(contentDirectory + "/" + file) }) {
                 case .success(let bytes):
                     let hash = Digest.of(bytes)
                     if let entry, entry.story.contentHash == hash, entry.story.sourcePath == path {
@@ -191,18 +198,18 @@ public struct Edition: Sendable {
         }
         // Stories are large values: they are put in place by index, never moved by a sort.
         var found = [(story: Story?, problems: [Diagnostic], read: Bool, written: ArraySlice<UInt8>?)](
-            repeating: (nil, [], false, nil), count: listed.count)
+            repeating: (nil, [], false, nil), count: files.count)
         for (index, story, problems, read, written) in results.withLock({ $0 }) {
             found[index] = (story, problems, read, written)
         }
         var anyRead = false
         var keep: [(file: String, stamp: FileStamp, story: Story, written: ArraySlice<UInt8>?)] = []
-        keep.reserveCapacity(listed.count)
+        keep.reserveCapacity(files.count)
         for index in found.indices {
             diagnostics += found[index].problems
             anyRead = anyRead || found[index].read
             if let story = found[index].story {
-                keep.append((listed[index].path, listed[index].stamp, story, found[index].written))
+                keep.append((files[index].path, files[index].stamp, story, found[index].written))
             }
         }
         if let lock = cache.writer, !cache.readsCache || anyRead || keep.count != cached.count {
@@ -215,33 +222,21 @@ public struct Edition: Sendable {
         return order.map { keep[$0].story }
     }
 
-    /// The story files under a content folder (relative paths, sorted) with their stamps. Hidden .md files are
-    /// included on purpose: `.draft.md` would otherwise vanish silently; its slug is refused with a message.
-    static func storyFiles(in contentDirectory: String) -> [(path: String, stamp: FileStamp)] {
-        FileSystem.stampedFiles(under: contentDirectory, includeHidden: true).filter {
-            $0.path.hasSuffix(".md") && !isInHiddenFolder($0.path)
-        }
+    /// The story files under a content folder (relative paths, sorted) with their stamps, and the problems that
+    /// keep stories out: folders that cannot be read, and `.md` entries that are not (links to) regular files in
+    /// the folder (see `FileSystem.sources`). Hidden .md files are included on purpose: `.draft.md` would otherwise
+    /// vanish silently; its slug is refused with a message. Hidden folders (an editor's `.trash/`, `.git/`) are not
+    /// part of the site.
+    static func storyFiles(in contentDirectory: String) -> FileSystem.SourceListing {
+        var listing = FileSystem.sources(under: contentDirectory, includeHiddenFiles: true)
+        listing.files.removeAll { !$0.path.hasSuffix(".md") }
+        listing.problems.removeAll { !$0.isFolder && !$0.path.hasSuffix(".md") }
+        return listing
     }
 
-    /// True when a folder on the relative path starts with "." (`drafts/.old/x.md`); the file's own name may.
-    static func isInHiddenFolder(_ path: String) -> Bool {
-        var path = path
-        return path.withUTF8(isInHiddenFolder)
-    }
-
-    private static func isInHiddenFolder(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
-        var atStart = true
-        var hiddenComponent = false
-        for byte in path {
-            if byte == UInt8(ascii: "/") {
-                if hiddenComponent { return true }
-                atStart = true
-                continue
-            }
-            if atStart { hiddenComponent = byte == UInt8(ascii: ".") }
-            atStart = false
-        }
-        return false
+    /// The problems of a source listing as diagnostics, the paths relative to the site.
+    static func diagnostics(_ problems: [FileSystem.ListingProblem], in folder: String) -> [Diagnostic] {
+        problems.map { Diagnostic(path: $0.path.isEmpty ? folder : folder + "/" + $0.path, message: $0.reason) }
     }
 
     static func newestFirst(_ a: (seconds: Double, id: String), _ b: (seconds: Double, id: String)) -> Bool {
@@ -298,6 +293,11 @@ public struct EditionFilter: Sendable, Hashable {
             guard let seconds = Int(text.strip(" \n")), seconds >= 0 else {
                 return .failure(SiteError([Diagnostic(path: "SOURCE_DATE_EPOCH",
                                                       message: "must be a whole number of seconds since 1970, found \"\(text)\"")]))
+            }
+            // At most a day before the year 10000, so that "now" has a four-digit year in any time zone (RFC 3339).
+            guard seconds <= 253_402_214_399 else {
+                return .failure(SiteError([Diagnostic(path: "SOURCE_DATE_EPOCH",
+                                                      message: "must be at most 253402214399 (9999-12-30T23:59:59Z), found \"\(text)\"")]))
             }
             return .success(Timestamp(secondsSinceEpoch: Double(seconds)))
         }

@@ -90,9 +90,9 @@ public enum FeedWriter {
                          ("xmlns:content", "http://purl.org/rss/1.0/modules/content/"),
                          ("xmlns:dc", "http://purl.org/dc/elements/1.1/")])
         xml.open("channel")
-        xml.element("title", text: feed.title)
+        xml.element("title", htmlText: feed.title)
         xml.element("link", text: feed.homeURL)
-        xml.element("description", text: feed.description.isEmpty ? feed.title : feed.description)
+        xml.element("description", htmlText: feed.description.isEmpty ? feed.title : feed.description)
         xml.element("language", text: feed.language.code)
         xml.element("lastBuildDate", text: feed.updated.rfc822)
         xml.element("generator", text: "newsgen")
@@ -110,13 +110,13 @@ public enum FeedWriter {
 
     static func rssItem(_ entry: FeedEntry, into xml: inout XMLWriter) {
         xml.open("item")
-        xml.element("title", text: entry.title)
+        xml.element("title", htmlText: entry.title)
         xml.element("link", text: entry.url)
         xml.element("guid", [("isPermaLink", "false")], text: entry.id)
         xml.element("pubDate", text: entry.published.rfc822)
         for author in entry.authors { xml.element("dc:creator", text: author) }
         for category in entry.categories { xml.element("category", text: category) }
-        xml.element("description", text: entry.summary)
+        xml.element("description", htmlText: entry.summary)
         if let html = entry.contentHTML { xml.element("content:encoded", text: html) }
         xml.close()
     }

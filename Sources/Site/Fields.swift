@@ -34,7 +34,26 @@ struct Fields {
             sink.error("\(name) is empty", at: node.location)
             return nil
         }
+        if let control = Self.controlCharacter(in: text) {
+            sink.error("\(name) contains the control character U+\(Self.hex(control)), which pages, feeds and phones cannot show; remove it",
+                       at: node.location)
+            return nil
+        }
         return text
+    }
+
+    /// The first control character (Unicode category Cc: U+0000–U+001F, U+007F–U+009F) in `text` other than tab
+    /// and line feed. YAML escapes ("\x1b", "\0") put them in a value; written out they corrupt HTML and feeds.
+    static func controlCharacter(in text: String) -> Unicode.Scalar? {
+        // Most text has none: every UTF-8 byte of a C0 control or DEL is below 0x20 or 0x7F, and C1 controls
+        // start with 0xC2.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return nil }
+        return text.unicodeScalars.first { ($0.value < 0x20 && $0 != "\t" && $0 != "\n") || (0x7F...0x9F).contains($0.value) }
+    }
+
+    static func hex(_ scalar: Unicode.Scalar) -> String {
+        let digits = String(scalar.value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     mutating func bool(_ node: YAMLNode, _ name: String) -> Bool? {

@@ -1,20 +1,62 @@
 import Foundation
 
 /// The few file operations the pipeline needs, with errors that name the path.
-enum FileSystem {
-    struct Failure: Error, CustomStringConvertible {
-        var path: String
-        var reason: String
-        var description: String { "\(path): \(reason)" }
+public enum FileSystem {
+    public struct Failure: Error, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
     }
 
     static func read(_ path: String) throws(Failure) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
+        return try read(fd, path: path, limit: Int.max)
+    }
+
+    /// The most an input file (config, template, strings, story, device template) may hold.
+    public static let inputLimit = 16 << 20
+
+    /// Reads an input file: a regular file (through links) of at most `inputLimit` bytes, else a failure that
+    /// says what it is. Opening does not wait (a FIFO would block the build until someone writes to it) and no
+    /// more than the limit is ever read (a link to /dev/zero would fill the memory).
+    public static func readInput(_ path: String) throws(Failure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFREG else {
+            throw Failure(path: path, reason: "not a regular file but \(kindName(kind)); newsgen reads only regular files")
+        }
+        guard info.st_size <= inputLimit else { throw Failure(path: path, reason: tooLarge) }
+        let bytes = try read(fd, path: path, limit: inputLimit + 1)
+        guard bytes.count <= inputLimit else { throw Failure(path: path, reason: tooLarge) }
+        return bytes
+    }
+
+    private static let tooLarge = "larger than \(inputLimit >> 20) MiB, the most newsgen reads from one file"
+
+    /// "a FIFO", "a folder", … for `st_mode & S_IFMT`.
+    static func kindName(_ kind: mode_t) -> String {
+        switch kind {
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFLNK: return "a symbolic link"
+        default: return "not a file"
+        }
+    }
+
+    /// Reads `fd` to its end, or to `limit` bytes (a file that grows past it is cut there).
+    private static func read(_ fd: Int32, path: String, limit: Int) throws(Failure) -> [UInt8] {
         var info = stat()
         // Read straight into the array, sized from fstat; a file that grows meanwhile is read to its end.
-        var capacity = fstat(fd, &info) == 0 && info.st_size > 0 ? Int(info.st_size) + 1 : 65536
+        var capacity = min(limit, fstat(fd, &info) == 0 && info.st_size > 0 ? Int(info.st_size) + 1 : 65536)
         var result: [UInt8] = []
         while true {
             var failure: Int32 = 0
@@ -33,13 +75,14 @@ enum FileSystem {
             }
             if failure != 0 { throw Failure(path: path, reason: String(cString: strerror(failure))) }
             if result.isEmpty { result = chunk } else { result += chunk }
-            if chunk.count < capacity { return result }
-            capacity = max(65536, capacity)
+            if chunk.count < capacity || result.count >= limit { return result }
+            capacity = min(limit - result.count, max(65536, capacity))
         }
     }
 
+    /// An input file (see `readInput`) as UTF-8 text.
     static func readText(_ path: String) throws(Failure) -> String {
-        let bytes = try read(path)
+        let bytes = try readInput(path)
         guard let text = String(validating: bytes, as: UTF8.self) else { throw Failure(path: path, reason: "not valid UTF-8") }
         return text
     }
@@ -68,6 +111,119 @@ enum FileSystem {
             if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()
+    }
+
+    /// Something under a source folder (`content/`, `templates/`) that cannot be used as it is: a folder that cannot
+    /// be read, a link that is not followed, a file that is not a regular file. `path` is relative to the folder
+    /// ("" for the folder itself).
+    struct ListingProblem: Sendable, Hashable {
+        var path: String
+        var reason: String
+        /// True for a folder (or a link to one): whatever it holds is missing from the listing.
+        var isFolder: Bool
+    }
+
+    /// The files of a source folder, as relative paths (sorted, with their stamps), and every problem met on the way.
+    struct SourceListing: Sendable {
+        var files: [(path: String, stamp: FileStamp)] = []
+        var problems: [ListingProblem] = []
+    }
+
+    /// The files under a source folder, for building from. Unlike `files(under:)`, nothing is passed over without a
+    /// word: a folder that cannot be read is a problem (its files would be missing), and so is anything that is
+    /// neither a folder nor a regular file. A link is followed only when it leads to a regular file inside
+    /// `directory` (listed under the link's name, with the stamp of the file it leads to): a link leading out of
+    /// the folder would publish a file nobody put in the site, and links to folders can loop. Hidden folders are
+    /// not entered; hidden files are listed with `includeHiddenFiles`.
+    static func sources(under directory: String, includeHiddenFiles: Bool) -> SourceListing {
+        var listing = SourceListing()
+        let root = realPath(directory) ?? directory
+        let folderName = directory.split(separator: "/").last.map(String.init) ?? directory
+        func walk(_ relative: String) {
+            let absolute = relative.isEmpty ? directory : directory + "/" + relative
+            guard let dir = opendir(absolute) else {
+                listing.problems.append(ListingProblem(path: relative, reason: "cannot read the folder: " + String(cString: strerror(errno)),
+                                                       isFolder: true))
+                return
+            }
+            defer { closedir(dir) }
+            while true {
+                errno = 0
+                guard let entry = readdir(dir) else {
+                    if errno != 0 {
+                        listing.problems.append(ListingProblem(path: relative, reason: "cannot read the folder: " + String(cString: strerror(errno)),
+                                                               isFolder: true))
+                    }
+                    break
+                }
+                let name = withUnsafeMutablePointer(to: &entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                }
+                if name == "." || name == ".." { continue }
+                let child = relative.isEmpty ? name : relative + "/" + name
+                var info = stat()
+                guard fstatat(dirfd(dir), &entry.pointee.d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    listing.problems.append(ListingProblem(path: child, reason: "cannot read: " + String(cString: strerror(errno)), isFolder: false))
+                    continue
+                }
+                let kind = info.st_mode & S_IFMT
+                if kind == S_IFDIR {
+                    if !name.hasPrefix(".") { walk(child) }
+                    continue
+                }
+                if name.hasPrefix(".") && !includeHiddenFiles { continue }
+                switch kind {
+                case S_IFREG: listing.files.append((child, FileStamp(info)))
+                case S_IFLNK:
+                    switch followLink(directory + "/" + child, inside: root, named: folderName) {
+                    case .success(let target): listing.files.append((child, target))
+                    case .failure(let problem): listing.problems.append(ListingProblem(path: child, reason: problem.reason, isFolder: problem.isFolder))
+                    }
+                default:
+                    listing.problems.append(ListingProblem(path: child, reason: "not a regular file but \(kindName(kind))", isFolder: false))
+                }
+            }
+        }
+        walk("")
+        listing.files.sort { precedes($0.path, $1.path) }
+        return listing
+    }
+
+    private struct LinkProblem: Error {
+        var reason: String
+        var isFolder = false
+    }
+
+    /// The stamp of the regular file the link at `path` leads to, when that file is inside `root` (a real path).
+    private static func followLink(_ path: String, inside root: String, named folder: String) -> Result<FileStamp, LinkProblem> {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(path, &buffer, buffer.count - 1)
+        let written = length >= 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+        guard let target = realPath(path) else {
+            return .failure(LinkProblem(reason: "a link to \(written), which cannot be followed: " + String(cString: strerror(errno))))
+        }
+        guard target.hasPrefix(root + "/") else {
+            return .failure(LinkProblem(reason: "a link to \(written), outside \(folder)/; newsgen follows links only to files inside it: copy the file here instead"))
+        }
+        var info = stat()
+        guard stat(target, &info) == 0 else {
+            return .failure(LinkProblem(reason: "a link to \(written), which cannot be followed: " + String(cString: strerror(errno))))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .success(FileStamp(info))
+        case S_IFDIR:
+            return .failure(LinkProblem(reason: "a link to the folder \(written); newsgen follows links only to files: move the folder here instead",
+                                        isFolder: true))
+        case let kind:
+            return .failure(LinkProblem(reason: "a link to \(written), which is not a regular file but \(kindName(kind))"))
+        }
+    }
+
+    /// The path with every link resolved (realpath(3)), or nil (with errno set) when it cannot be.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Like `files(under:)`, with each file's size, modification time and inode (from the same `lstat`).

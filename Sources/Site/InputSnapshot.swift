@@ -11,7 +11,7 @@ public struct InputSnapshot: Sendable {
     let root: String
     let configBytes: [UInt8]?
     /// The story files (relative to `content/`, sorted) with their stamps; nil when there is no content folder.
-    let storyFiles: [(path: String, stamp: FileStamp)]?
+    let storyFiles: FileSystem.SourceListing?
     /// `Edition.themeDigest` of the site's theme, as it was when the snapshot was taken.
     let themeDigest: UInt64
     /// A hash of everything above, the theme's files and the binary.
@@ -23,7 +23,7 @@ public struct InputSnapshot: Sendable {
     /// `Edition.load` reports it.
     public static func take(directory: String, baseURLOverride: String?) -> InputSnapshot {
         let root = FileSystem.absolute(directory)
-        let configBytes = try? FileSystem.read(root + "/" + Edition.configFile)
+        let configBytes = try? FileSystem.readInput(root + "/" + Edition.configFile)
         let content = root + "/" + Edition.contentFolder
         let storyFiles = FileSystem.isDirectory(content) ? Edition.storyFiles(in: content) : nil
         var digest = Digest()
@@ -35,8 +35,13 @@ public struct InputSnapshot: Sendable {
         let themeDigest = Edition.themeDigest(root: root)
         digest.add(themeDigest)
         var newest: Int64 = 0
-        digest.add(storyFiles?.count ?? -1)
-        for (path, stamp) in storyFiles ?? [] {
+        digest.add(storyFiles?.files.count ?? -1)
+        // What cannot be listed is part of the key: a build that found it cannot be skipped as "nothing changed".
+        for problem in storyFiles?.problems ?? [] {
+            digest.add(problem.path)
+            digest.add(problem.reason)
+        }
+        for (path, stamp) in storyFiles?.files ?? [] {
             digest.add(path)
             digest.add(stamp.size)
             digest.add(UInt64(bitPattern: stamp.modified))

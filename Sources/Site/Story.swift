@@ -312,7 +312,12 @@ struct StoryParser {
         func timestamp(_ key: String) -> Timestamp? {
             guard let node = map[key], let text = fields.string(node, key) else { return nil }
             switch Timestamp.parse(text) {
-            case .success(let value): return value
+            case .success(let value):
+                if let problem = value.yearProblem(siteTimeZone: config.timeZone) {
+                    fields.sink.error("invalid \(key) date: \"\(text)\" \(problem)", at: node.location)
+                    return nil
+                }
+                return value
             case .failure(let error):
                 fields.sink.error("invalid \(key) date: \(error.message)", at: node.location)
                 return nil
@@ -337,8 +342,10 @@ struct StoryParser {
             }
         }
         let languages = config.languages
+        let problemsBeforeTitle = fields.sink.diagnostics.count
         let titles = map["title"].map { fields.localized($0, "title", languages: languages) } ?? LocalizedText()
-        if let node = map["title"], titles[code: config.defaultLanguage.code] == nil {
+        // A title refused for what it holds is not also "missing".
+        if let node = map["title"], titles[code: config.defaultLanguage.code] == nil, fields.sink.diagnostics.count == problemsBeforeTitle {
             fields.sink.error("title needs the default language (\(config.defaultLanguage.code))", at: node.location)
         }
         let summaries = map["summary"].map { fields.localized($0, "summary", languages: languages) } ?? LocalizedText()
@@ -426,7 +433,17 @@ struct StoryParser {
             sink.error("the file contains a NUL character", at: .init(line: line, column: 1))
             return nil
         }
-        if Self.isValidUTF8(slice) { return slice.startIndex }
+        if Self.isValidUTF8(slice) {
+            guard let control = slice.withUnsafeBufferPointer(Self.firstControlCharacter) else { return slice.startIndex }
+            let at = slice.startIndex + control
+            let lineStart = (slice[..<at].lastIndex(of: 10) ?? slice.startIndex - 1) + 1
+            let line = slice[..<at].reduce(1) { $1 == 10 ? $0 + 1 : $0 }
+            let column = String(decoding: slice[lineStart..<at], as: UTF8.self).unicodeScalars.count + 1
+            let scalar = String(decoding: slice[at...].prefix(2), as: UTF8.self).unicodeScalars.first!
+            sink.error("the file contains the control character U+\(Fields.hex(scalar)), which pages, feeds and phones cannot show; remove it",
+                       at: .init(line: line, column: column))
+            return nil
+        }
         // Find the first bad byte: decode character by character.
         var line = 1, column = 1, index = slice.startIndex
         while index < slice.endIndex {
@@ -439,6 +456,36 @@ struct StoryParser {
         }
         sink.error("the file is not valid UTF-8 (byte 0x\(String(slice[index], radix: 16, uppercase: true))); save it as UTF-8",
                    at: .init(line: line, column: column))
+        return nil
+    }
+
+    /// Where the first control character other than tab, line feed and carriage return is in valid UTF-8 text (the
+    /// C0 controls, DEL, and C1 controls, which start with 0xC2), or nil. Eight bytes at a time: a word is looked at
+    /// byte by byte only when it holds a byte below 0x20 (every line feed), 0x7F or 0xC2.
+    static func firstControlCharacter(_ buffer: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let base = buffer.baseAddress else { return nil }
+        let count = buffer.count
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        func isControl(_ index: Int) -> Bool {
+            let byte = base[index]
+            if byte < 0x20 { return byte != 9 && byte != 10 && byte != 13 }
+            if byte == 0x7F { return true }
+            return byte == 0xC2 && index + 1 < count && base[index + 1] < 0xA0
+        }
+        var index = 0
+        while index + 8 <= count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            // A byte below 0x20: subtracting 0x20 from it borrows into its high bit, which it did not have.
+            if (word &- 0x20 &* ones) & ~word & highs != 0 || hasZero(word ^ (0x7F &* ones)) || hasZero(word ^ (0xC2 &* ones)) {
+                for offset in 0..<8 where isControl(index + offset) { return index + offset }
+            }
+            index += 8
+        }
+        while index < count {
+            if isControl(index) { return index }
+            index += 1
+        }
         return nil
     }
 

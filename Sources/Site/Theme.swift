@@ -26,7 +26,9 @@ public struct Theme: Sendable {
             return nil
         }
         var sources: [String: TemplateSource] = [:]
-        let files = FileSystem.files(under: directory)
+        let listing = FileSystem.sources(under: directory, includeHiddenFiles: false)
+        diagnostics += Edition.diagnostics(listing.problems, in: displayPath)
+        let files = listing.files.map(\.path)
         for file in files where file.hasSuffix(".mustache") && !file.hasPrefix("static/") {
             let path = displayPath + "/" + file
             do {
@@ -66,14 +68,15 @@ public struct Theme: Sendable {
         defer { diagnostics += fields.sink.diagnostics }
         let root: YAMLNode
         do {
-            let text = try FileSystem.readText(path)
+            let text: String
+            do { text = try FileSystem.readText(path) } catch {
+                fields.sink.error("cannot read the file: \(error.reason)")
+                return [:]
+            }
             guard let node = try YAMLDocument.parse(text) else { return [:] }
             root = node
-        } catch let error as YAMLError {
-            fields.sink.error(error.message, at: error.location)
-            return [:]
         } catch {
-            fields.sink.error("cannot read the file: \(error)")
+            fields.sink.error(error.message, at: error.location)
             return [:]
         }
         guard let entries = root.mapping else {

@@ -119,6 +119,27 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         return .success(Timestamp(secondsSinceEpoch: seconds, offsetSeconds: offset))
     }
 
+    /// The years a story's date may fall in, as written, in UTC and in the site's time zone. Four digits keep every
+    /// RFC 3339 date newsgen writes valid; from 1900 on, the calendar the pages show dates in is the proleptic
+    /// Gregorian one the URLs use (before October 1582 it is the Julian calendar, another day), and time zones
+    /// have left the local mean times whose offsets are not whole minutes.
+    public static let years = 1900...9999
+
+    /// Why this instant cannot be a story's date on a site in `timeZone`, or nil when it can.
+    func yearProblem(siteTimeZone identifier: String) -> String? {
+        let seconds = Int(secondsSinceEpoch.rounded(.down))
+        let written = Self.civil(seconds + offsetSeconds).0, utc = Self.civil(seconds).0
+        let range = "dates must be in the years \(Self.years.lowerBound) to \(Self.years.upperBound)"
+        if !Self.years.contains(written) { return "is in the year \(written); \(range)" }
+        if !Self.years.contains(utc) { return "is in the year \(utc) in UTC; \(range)" }
+        // A zone is never a day away from UTC: only the first and last year need it.
+        guard utc == Self.years.lowerBound || utc == Self.years.upperBound else { return nil }
+        let zone = TimeZone(identifier: identifier) ?? TimeZone(secondsFromGMT: 0)!
+        let local = Self.civil(seconds + zone.secondsFromGMT(for: date)).0
+        if !Self.years.contains(local) { return "is in the year \(local) in the site's time zone (\(identifier)); \(range)" }
+        return nil
+    }
+
     static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
@@ -212,10 +233,11 @@ public struct ReaderClock: Sendable {
         return (y, m, d)
     }
 
-    /// The instant in the site's time zone as RFC 3339 (`2026-11-29T15:05:00+01:00`), for `<time datetime>`.
+    /// The instant in the site's time zone as RFC 3339 (`2026-11-29T15:05:00+01:00`), for `<time datetime>`. An
+    /// offset that is not a whole number of minutes (a local mean time) cannot be written in RFC 3339: then UTC.
     public func machineReadable(_ timestamp: Timestamp) -> String {
-        Timestamp(secondsSinceEpoch: timestamp.secondsSinceEpoch,
-                  offsetSeconds: offsetFromGMT(timestamp)).rfc3339
+        let offset = offsetFromGMT(timestamp)
+        return Timestamp(secondsSinceEpoch: timestamp.secondsSinceEpoch, offsetSeconds: offset % 60 == 0 ? offset : 0).rfc3339
     }
 
     /// The zone's offset from UTC at an instant: `TimeZone.secondsFromGMT`, which asks ICU (7,000 instructions a

@@ -78,6 +78,13 @@ public struct XMLWriter: Sendable {
         }
     }
 
+    /// An element whose text readers take as HTML (RSS `title` and `description`): the text is escaped as HTML,
+    /// then as XML, so that a reader shows the characters as written (`AT&T`, `<img …>`) and never runs them as
+    /// markup.
+    public mutating func element(_ name: String, _ attributes: [(String, String)] = [], htmlText value: String) {
+        element(name, attributes, text: escapeHTML(value))
+    }
+
     /// The finished document (every open element closed).
     public mutating func finish() -> String {
         String(decoding: finishBytes(), as: UTF8.self)

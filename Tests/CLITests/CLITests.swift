@@ -251,6 +251,10 @@ enum CLIFixture {
         let bad = Run(["build", "--site", site.path], environment: ["SOURCE_DATE_EPOCH": "tomorrow"])
         #expect(bad.status == 1)
         #expect(bad.err == "SOURCE_DATE_EPOCH: error: must be a whole number of seconds since 1970, found \"tomorrow\"\n1 error; nothing was written")
+        // "Now" past the year 9999 would be written into empty feeds as an invalid RFC 3339 date.
+        let late = Run(["build", "--site", site.path], environment: ["SOURCE_DATE_EPOCH": "253402300799"])
+        #expect(late.status == 1)
+        #expect(late.err == "SOURCE_DATE_EPOCH: error: must be at most 253402214399 (9999-12-30T23:59:59Z), found \"253402300799\"\n1 error; nothing was written")
         #expect(!site.exists("site"))
     }
 

@@ -258,3 +258,89 @@ import TestSupport
         #expect(!sitemap.contains("/world/page/2/"))
     }
 }
+
+/// What feed readers show of a story whose title and summary hold markup, `&`, quotes and `]]>`: feedparser (what
+/// readers show, the value then rendered as HTML when feedparser says it is HTML) and lxml reading the raw XML
+/// (what the document says, its text then read as HTML, which is how RSS readers take `title` and `description`).
+/// Both must show exactly the characters the editor typed, with no element made of them.
+@Suite struct FeedReaderTests {
+    static let title = #"AT&T <b>"Breaking"</b> it's ]]> 5 &lt; 6"#
+    static let summary = #"<img src=x onerror=alert(2)> AT&T "quoted" ]]> &amp;"#
+
+    static let reader = #"""
+    import json, sys
+    import feedparser
+    import lxml.etree, lxml.html
+
+    def rendered(value):
+        """The text an HTML renderer shows for `value`, and the elements it would make of it."""
+        root = lxml.html.fragment_fromstring(value, create_parent="div")
+        return root.text_content(), [element.tag for element in root.iter()][1:]
+
+    def shown(detail):
+        if detail["type"] == "text/plain":
+            return detail["value"], []
+        return rendered(detail["value"])
+
+    out = {}
+    for name, kind in (("rss", sys.argv[1]), ("atom", sys.argv[2])):
+        parsed = feedparser.parse(kind)
+        entry = next(e for e in parsed.entries if "/markup/" in e.link)
+        out[name] = {"bozo": bool(parsed.bozo),
+                     "title": shown(entry.title_detail), "summary": shown(entry.summary_detail)}
+    tree = lxml.etree.parse(sys.argv[1])
+    item = next(i for i in tree.iter("item") if "/markup/" in i.findtext("link"))
+    out["raw"] = {"title": rendered(item.findtext("title")), "summary": rendered(item.findtext("description"))}
+    print(json.dumps(out))
+    """#
+
+    struct View: Decodable {
+        var bozo: Bool?
+        var title: Shown
+        var summary: Shown
+    }
+
+    /// (text shown, elements made)
+    struct Shown: Decodable {
+        var text: String
+        var elements: [String]
+        init(from decoder: Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            text = try container.decode(String.self)
+            elements = try container.decode([String].self)
+        }
+    }
+
+    @Test func readersShowTheCharactersTheEditorTyped() throws {
+        var files = BuildFixtures.files
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        files["content/world/markup.md"] = """
+        ---
+        category: World
+        published: 2026-11-29T14:30:00Z
+        title: \(quoted(Self.title))
+        summary: \(quoted(Self.summary))
+        ---
+        Body.
+        """
+        let site = try TemporarySite(files: files)
+        let build = try newsgen(["build"], in: site, environment: BuildFixtures.now)
+        #expect(build.status == 0, "\(build.standardError)")
+        let rss = site.url.appendingPathComponent("site/en/feed.xml").path
+        let atom = site.url.appendingPathComponent("site/en/atom.xml").path
+        let result = try runProgram(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", Self.reader, rss, atom])
+        guard result.status == 0 else {
+            Issue.record("the feed readers failed (run scripts/setup, which installs feedparser and lxml): \(result.standardError)")
+            return
+        }
+        let views = try JSONDecoder().decode([String: View].self, from: Data(result.standardOutput.utf8))
+        for name in ["rss", "atom", "raw"] {
+            let view = try #require(views[name], "\(name)")
+            #expect(view.bozo != true, "\(name) is not well-formed")
+            #expect(view.title.text == Self.title, "\(name) title")
+            #expect(view.title.elements.isEmpty, "\(name) title makes \(view.title.elements)")
+            #expect(view.summary.text == Self.summary, "\(name) summary")
+            #expect(view.summary.elements.isEmpty, "\(name) summary makes \(view.summary.elements)")
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import Testing
 @testable import Site
+import TestSupport
 
 @Suite struct ConfigTests {
     func problems(_ text: String) -> [String] {
@@ -22,6 +23,14 @@ import Testing
         #expect(config.allowRawHTML == false)
         #expect(config.pageSize == 20)
         #expect(config.push.maxAge == 6 * 3600)
+    }
+
+    /// The config's text fields are read like the stories': a control character from a YAML escape is an error.
+    @Test func controlCharactersInTheConfigAreErrors() {
+        let text = FixtureConfig.threeLanguages(title: #"{ en: "Test\u001bNews", fr: Nouvelles }"#)
+        #expect(problems(text) == [
+            "newsgen.yml:1:14: error: title.en contains the control character U+001B, which pages, feeds and phones cannot show; remove it",
+        ])
     }
 
     @Test func unknownKeySuggestsTheRightOne() {

@@ -100,6 +100,34 @@ import TestSupport
         #expect(links.story(story, in: config.languages)[0].contains("/9999/12/31/"))
     }
 
+    /// RSS readers take an item's title and description as HTML: both are escaped as HTML, then as XML, so that
+    /// markup in them arrives as text. Atom (`type="text"`) and JSON Feed carry the characters escaped once.
+    @Test func rssTitlesAndDescriptionsAreHTMLTextEscapedAsXML() throws {
+        let published = try Timestamp.parse("2026-11-29T08:55:00Z").get()
+        let entry = FeedEntry(id: "tag:x,2026-11-29:a/en", url: "https://x/a/", title: "AT&T <b>\"deal\"</b> ]]> 'ok'",
+                              summary: "<img src=x onerror=alert(2)> & ]]>", contentHTML: "<p>AT&amp;T</p>",
+                              published: published, modified: published, authors: ["Tom & Jerry"], categories: ["R&D"],
+                              image: nil)
+        #expect(FeedWriter.rssItem(entry) == """
+        <item>
+          <title>AT&amp;amp;T &amp;lt;b&amp;gt;&amp;quot;deal&amp;quot;&amp;lt;/b&amp;gt; ]]&amp;gt; 'ok'</title>
+          <link>https://x/a/</link>
+          <guid isPermaLink="false">tag:x,2026-11-29:a/en</guid>
+          <pubDate>Sun, 29 Nov 2026 08:55:00 +0000</pubDate>
+          <dc:creator>Tom &amp; Jerry</dc:creator>
+          <category>R&amp;D</category>
+          <description>&amp;lt;img src=x onerror=alert(2)&amp;gt; &amp;amp; ]]&amp;gt;</description>
+          <content:encoded>&lt;p&gt;AT&amp;amp;T&lt;/p&gt;</content:encoded>
+        </item>
+
+        """)
+        let atom = FeedWriter.atomEntry(entry)
+        #expect(atom.contains("<title>AT&amp;T &lt;b&gt;\"deal\"&lt;/b&gt; ]]&gt; 'ok'</title>"), "\(atom)")
+        #expect(atom.contains("<summary type=\"text\">&lt;img src=x onerror=alert(2)&gt; &amp; ]]&gt;</summary>"), "\(atom)")
+        let json = JSONWriter.write(FeedWriter.jsonItem(entry))
+        #expect(json.contains("\"title\": \"AT&T <b>\\\"deal\\\"</b> ]]> 'ok'\""), "\(json)")
+    }
+
     @Test func entryIDsAreTagURIsThatEditsDoNotChange() throws {
         var config = Fixtures.siteConfig()
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)

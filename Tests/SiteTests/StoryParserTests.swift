@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Site
 
@@ -175,6 +176,80 @@ import Testing
         }
     }
 
+    /// YAML escapes can put control characters in any text field; each is reported where its value starts, and
+    /// the story is refused (written out, they would corrupt its pages and feeds). Tab and line feed are text.
+    @Test func controlCharactersInTextFieldsAreReportedWhereTheValueIs() {
+        let (story, problems) = Fixtures.parseStory(#"""
+        ---
+        category: World
+        published: 2026-11-29T14:05:00Z
+        author: [Ana Ruiz, "Bell\a"]
+        title: { en: "Red\x1b[31m alert", fr: "Tab\tand\nline feed are fine" }
+        summary: "NUL\0here"
+        correction: { en: "C1\x85 next line" }
+        updated: 2026-11-29T15:00:00Z
+        push: { text: "DEL\x7f" }
+        image: "/a\rb.jpg"
+        ---
+        Body.
+        """#)
+        #expect(story == nil)
+        #expect(problems.sorted().map(\.description) == [
+            "content/world/quake.md:4:20: error: author contains the control character U+0007, which pages, feeds and phones cannot show; remove it",
+            "content/world/quake.md:5:14: error: title.en contains the control character U+001B, which pages, feeds and phones cannot show; remove it",
+            "content/world/quake.md:6:10: error: summary contains the control character U+0000, which pages, feeds and phones cannot show; remove it",
+            "content/world/quake.md:7:19: error: correction.en contains the control character U+0085, which pages, feeds and phones cannot show; remove it",
+            "content/world/quake.md:9:15: error: push.text contains the control character U+007F, which pages, feeds and phones cannot show; remove it",
+            "content/world/quake.md:10:8: error: image contains the control character U+000D, which pages, feeds and phones cannot show; remove it",
+        ])
+    }
+
+    /// Dates past the years 1900 to 9999 in the site's time zone (Paris) are refused where they are written: year
+    /// 10000 in Paris cannot be in a URL or an RFC 3339 date, and before 1900 the pages' calendar is not the URLs'.
+    @Test func datesOutsideTheYears1900To9999AreReported() {
+        let (story, problems) = Fixtures.parseStory("""
+        ---
+        category: World
+        published: 1582-10-10T12:00:00Z
+        updated: 9999-12-31T23:59:59Z
+        title: Out of range
+        ---
+        Body.
+        """)
+        #expect(story == nil)
+        #expect(problems.map(\.description) == [
+            "content/world/quake.md:3:12: error: invalid published date: \"1582-10-10T12:00:00Z\" is in the year 1582; dates must be in the years 1900 to 9999",
+            "content/world/quake.md:4:10: error: invalid updated date: \"9999-12-31T23:59:59Z\" is in the year 10000 in the site's time zone (Europe/Paris); dates must be in the years 1900 to 9999",
+        ])
+    }
+
+    /// Raw control characters (other than tab, line feed and carriage return) anywhere in the file are reported
+    /// at their line and column, wherever they are in the word they are read in.
+    @Test func rawControlCharactersAreReportedWhereTheyAre() {
+        let head = "---\ncategory: World\npublished: 2026-11-29T14:05:00Z\ntitle: x\n---\n"
+        for (control, name) in [("\u{1B}", "001B"), ("\u{7F}", "007F"), ("\u{85}", "0085"), ("\u{0C}", "000C"), ("\u{01}", "0001")] {
+            for prefix in ["", "é", "abcdefghijklmnopq", "東京電 ab"] {
+                let (story, problems) = Fixtures.parseStory(head + "Fine\ttext\r\n" + prefix + control + "[31mred\n")
+                #expect(story == nil)
+                let column = prefix.unicodeScalars.count + 1
+                #expect(problems.map(\.description) == [
+                    "content/world/quake.md:7:\(column): error: the file contains the control character U+\(name), which pages, feeds and phones cannot show; remove it",
+                ], "\(name) after \(prefix)")
+            }
+        }
+        // Neighbours that are not controls: U+00A0 (C2 A0), U+00C2 (C3 82), tab and CRLF.
+        #expect(Fixtures.parseStory(head + "\u{A0}\u{C2}\tok\r\n").0 != nil)
+        // The word-at-a-time scan agrees with a byte-by-byte one on every byte at every place in a word.
+        for byte in UInt8(0)...UInt8(0x7F) {
+            for place in 0..<17 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 17)
+                bytes[place] = byte
+                let expected = byte < 0x20 && byte != 9 && byte != 10 && byte != 13 || byte == 0x7F ? place : nil
+                #expect(bytes.withUnsafeBufferPointer(StoryParser.firstControlCharacter) == expected, "\(byte) at \(place)")
+            }
+        }
+    }
+
     @Test func aNulByteIsReportedOnItsLine() {
         let (_, problems) = Fixtures.parseStory("---\ncategory: World\ntitle: a\u{0}b\n---\nx\n")
         #expect(problems.map(\.description) == ["content/world/quake.md:3:1: error: the file contains a NUL character"])
@@ -182,16 +257,66 @@ import Testing
 }
 
 @Suite struct ContentFolderTests {
+    /// A content folder in a temporary folder (removed at the end of the test) with `build` run in it.
+    static func listing(_ build: (String) throws -> Void) throws -> FileSystem.SourceListing {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("newsgen-listing-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/content", withIntermediateDirectories: true)
+        try build(root)
+        return Edition.storyFiles(in: root + "/content")
+    }
+
+    static func file(_ path: String, _ text: String = "x") throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+    }
+
+    static func link(_ path: String, to target: String) throws {
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+    }
+
     /// Stories in hidden folders (an editor's `.trash/`, `.git/`) are not part of the site; a hidden file name is
     /// (so that `.draft.md` gets a message instead of vanishing).
-    @Test func hiddenFoldersAreLeftOutButNotHiddenFiles() {
-        #expect(Edition.isInHiddenFolder(".trash/quake.md"))
-        #expect(Edition.isInHiddenFolder("world/.old/quake.md"))
-        #expect(Edition.isInHiddenFolder("world/./quake.md"))
-        #expect(!Edition.isInHiddenFolder("world/.draft.md"))
-        #expect(!Edition.isInHiddenFolder("world/quake.md"))
-        #expect(!Edition.isInHiddenFolder("wor.ld/quake.md"))
-        #expect(!Edition.isInHiddenFolder(".draft.md"))
+    @Test func hiddenFoldersAreLeftOutButNotHiddenFiles() throws {
+        let listing = try Self.listing { root in
+            for path in [".trash/quake.md", "world/.old/quake.md", "world/.draft.md", "world/quake.md", "wor.ld/quake.md",
+                         ".draft.md", "world/notes.txt"] {
+                try Self.file(root + "/content/" + path)
+            }
+        }
+        #expect(listing.files.map(\.path) == [".draft.md", "wor.ld/quake.md", "world/.draft.md", "world/quake.md"])
+        #expect(listing.problems.isEmpty)
+    }
+
+    /// A link to a story file inside content/ is followed (with the stamp of the file, so that editing it is
+    /// seen); every other link that could hold stories is a problem, and so is a `.md` that is not a file.
+    @Test func linksAreFollowedOnlyToFilesInsideTheContentFolder() throws {
+        var targetStamp: FileStamp?
+        let listing = try Self.listing { root in
+            try Self.file(root + "/content/_drafts/story.txt", "a story")
+            try Self.file(root + "/outside.md")
+            try FileManager.default.createDirectory(atPath: root + "/content/world", withIntermediateDirectories: true)
+            try Self.link(root + "/content/world/inside.md", to: "../_drafts/story.txt")
+            try Self.link(root + "/content/world/outside.md", to: "../../outside.md")
+            try Self.link(root + "/content/world/absolute.md", to: root + "/outside.md")
+            try Self.link(root + "/content/world/dangling.md", to: "nowhere.md")
+            try Self.link(root + "/content/world/loop.md", to: "loop.md")
+            try Self.link(root + "/content/sports", to: "world")
+            try Self.link(root + "/content/world/image.jpg", to: "../../outside.md")   // not a story: ignored
+            #expect(mkfifo(root + "/content/world/fifo.md", 0o644) == 0)
+            #expect(mkfifo(root + "/content/world/fifo.txt", 0o644) == 0)
+            targetStamp = FileStamp.of(root + "/content/_drafts/story.txt")
+        }
+        #expect(listing.files.map(\.path) == ["world/inside.md"])
+        #expect(listing.files.first?.stamp == targetStamp)
+        let problems = listing.problems.sorted { $0.path < $1.path }.map { "\($0.path): \($0.reason)" }
+        #expect(problems.count == 6, "\(problems)")
+        #expect(problems.contains("sports: a link to the folder world; newsgen follows links only to files: move the folder here instead"))
+        #expect(problems.contains { $0.hasPrefix("world/absolute.md: a link to /") && $0.hasSuffix("/outside.md, outside content/; newsgen follows links only to files inside it: copy the file here instead") })
+        #expect(problems.contains("world/dangling.md: a link to nowhere.md, which cannot be followed: No such file or directory"))
+        #expect(problems.contains("world/fifo.md: not a regular file but a FIFO"))
+        #expect(problems.contains("world/loop.md: a link to loop.md, which cannot be followed: Too many levels of symbolic links"))
+        #expect(problems.contains("world/outside.md: a link to ../../outside.md, outside content/; newsgen follows links only to files inside it: copy the file here instead"))
     }
 }
 

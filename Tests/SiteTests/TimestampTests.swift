@@ -83,6 +83,46 @@ import Testing
         #expect(paris.dateTime(noon, in: languages[0]).hasPrefix("November 29, 2026"))
         #expect(paris.day(noon, in: languages[2]) == "2026年11月29日")
     }
+
+    /// A story's date must be in the years 1900 to 9999 as written, in UTC and in the site's time zone.
+    @Test func storyDatesAreLimitedToTheYears1900To9999InEveryOffset() throws {
+        func problem(_ text: String, _ zone: String) throws -> String? {
+            try #require(parse(text)).yearProblem(siteTimeZone: zone)
+        }
+        let range = "dates must be in the years 1900 to 9999"
+        #expect(try problem("9999-12-31T23:59:59Z", "Asia/Tokyo") == "is in the year 10000 in the site's time zone (Asia/Tokyo); \(range)")
+        #expect(try problem("9999-12-31T23:59:59Z", "UTC") == nil)
+        #expect(try problem("9999-12-31T23:59:59Z", "America/New_York") == nil)
+        #expect(try problem("9999-12-31T20:00:00-05:00", "America/New_York") == "is in the year 10000 in UTC; \(range)")
+        #expect(try problem("0000-01-01T00:00:00Z", "UTC") == "is in the year 0; \(range)")
+        #expect(try problem("1582-10-10T12:00:00Z", "Europe/Paris") == "is in the year 1582; \(range)")
+        #expect(try problem("1900-01-01T00:30:00+01:00", "Europe/Paris") == "is in the year 1899 in UTC; \(range)")
+        #expect(try problem("1900-01-01T02:00:00Z", "America/Los_Angeles") == "is in the year 1899 in the site's time zone (America/Los_Angeles); \(range)")
+        #expect(try problem("1900-01-01T00:00:00Z", "Europe/London") == nil)
+        #expect(try problem("2026-11-29T14:05:00Z", "Pacific/Kiritimati") == nil)
+    }
+
+    /// Every RFC 3339 date newsgen writes for a date it accepts is valid: four-digit years at both ends of the
+    /// range, and UTC where the site's zone had an offset of seconds (local mean time, Paris until 1911).
+    @Test func everyRFC3339DateWrittenIsValid() throws {
+        let shape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:\d{2})$/
+        let languages = [Language(code: "en", name: "English")]
+        for zone in ["Asia/Tokyo", "Pacific/Kiritimati", "Pacific/Pago_Pago", "Europe/Paris", "Africa/Monrovia", "UTC"] {
+            let clock = ReaderClock(timeZone: zone, languages: languages)
+            for text in ["1900-01-01T12:00:00Z", "1905-06-01T12:00:00+00:09", "9999-12-31T00:00:00Z", "9999-12-30T23:59:59-12:00",
+                         "1968-06-01T12:00:00Z"] {
+                let timestamp = try #require(parse(text))
+                guard timestamp.yearProblem(siteTimeZone: zone) == nil else { continue }
+                #expect(timestamp.rfc3339.wholeMatch(of: shape) != nil, "\(text) as written")
+                let local = clock.machineReadable(timestamp)
+                #expect(local.wholeMatch(of: shape) != nil, "\(text) in \(zone): \(local)")
+                // The same instant, to the second.
+                #expect(try #require(parse(local)).secondsSinceEpoch == timestamp.secondsSinceEpoch.rounded(.down), "\(text) in \(zone): \(local)")
+            }
+        }
+        #expect(ReaderClock(timeZone: "Europe/Paris", languages: languages).machineReadable(try #require(parse("1905-06-01T12:00:00Z")))
+                == "1905-06-01T12:00:00Z")
+    }
 }
 
 extension Result where Failure == TimestampError {
