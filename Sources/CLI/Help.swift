@@ -77,6 +77,7 @@ enum Help {
 
         USAGE: newsgen publish [--dry-run] [--json] [--check-live] [--live-wait <duration>] [--ledger <path>]
                                [--base-url <url>] [--site <dir>]
+               newsgen publish --test <story id> [--to <tag expression>] [--json] [--site <dir>]
 
         OPTIONS:
           --dry-run               Show what would be sent and what each kind of device would show; send and
@@ -87,6 +88,10 @@ enum Help {
           --ledger <path>         The ledger file (default .newsgen/push-ledger.json in the site folder).
           --base-url <url>        Override base_url (story URLs in the payload and for --check-live).
           --site <dir>            The site folder (default: the current folder).
+          --test <story id>       Try the story's alert on the newsroom's own phones: the hub's test send
+                                  (at most 10 registrations, each one's outcome printed) to push.test_tags.
+                                  Any story (breaking or not, draft, old); nothing is written to the ledger.
+          --to <tag expression>   The audience of --test instead of push.test_tags, e.g. 'newsroom && !World'.
           -h, --help              Show help information.
 
         ENVIRONMENT:

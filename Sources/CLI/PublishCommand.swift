@@ -6,7 +6,7 @@ import Site
 /// `newsgen publish`: each new breaking story → one tagged, localized template notification, exactly once.
 enum PublishCommand {
     static let flags = ["--dry-run", "--json", "--check-live", "--help"]
-    static let options = ["--site", "--ledger", "--base-url", "--live-wait"]
+    static let options = ["--site", "--ledger", "--base-url", "--live-wait", "--test", "--to"]
 
     static func run(_ arguments: [String], environment: [String: String], console: Console) throws(UsageError) -> Int32 {
         let parsed = try ParsedArguments(arguments, command: "publish", flags: flags, options: options)
@@ -24,6 +24,13 @@ enum PublishCommand {
         }
         let dryRun = parsed.flags.contains("--dry-run")
         let json = parsed.flags.contains("--json")
+        let testStory = parsed.options["--test"]
+        if testStory == nil, parsed.options["--to"] != nil {
+            throw UsageError(message: "--to names the audience of a test send; give it with --test <story id>", command: "publish")
+        }
+        if testStory != nil, let other = ["--dry-run", "--check-live"].first(where: parsed.flags.contains) {
+            throw UsageError(message: "\(other) cannot be combined with --test (a test send goes out at once, to the test audience only)", command: "publish")
+        }
 
         let now: Timestamp
         switch EditionFilter.currentTime(environment: environment) {
@@ -34,7 +41,7 @@ enum PublishCommand {
         let edition: Edition
         do {
             edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"],
-                                       cache: dryRun ? .read : .readWrite)   // a dry run writes nothing
+                                       cache: dryRun || testStory != nil ? .read : .readWrite)   // a dry run or test send writes nothing
             ProcessExit.keep(edition)
         } catch {
             console.err(error.description)
@@ -49,6 +56,10 @@ enum PublishCommand {
 
         let ledgerPath = parsed.options["--ledger"].map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
             ?? edition.directory + "/.newsgen/push-ledger.json"
+        if let testStory {
+            return TestSendCommand.run(storyID: testStory, audience: parsed.options["--to"], edition: edition, devices: devices.kinds,
+                                       now: now, ledgerPath: ledgerPath, environment: environment, json: json, console: console)
+        }
         let ledger: Ledger
         do {
             ledger = dryRun ? try Ledger.read(path: ledgerPath) : try Ledger.openForSending(path: ledgerPath)
@@ -76,12 +87,8 @@ enum PublishCommand {
             guard case .send(let notification) = entry else { continue }
             let rendered = DeviceCatalog.previews(notification, kinds: devices.kinds)
             previews[notification.story.id] = rendered
-            let over = rendered.filter(\.isOverLimit)
-            if !over.isEmpty {
-                let list = over.map { "\($0.device) (\($0.bytes) bytes)" }.joined(separator: ", ")
-                entries[index] = .fail(notification.story, reason: "the payload for \(list) is over the \(DevicePreview.payloadLimit)-byte platform limit; shorten the push text")
-            } else if notification.body.count > 64 * 1024 {
-                entries[index] = .fail(notification.story, reason: "the notification body is \(notification.body.count) bytes, over the hub's 64 KB limit")
+            if let problem = sizeProblem(notification, rendered) {
+                entries[index] = .fail(notification.story, reason: problem)
             }
         }
 
@@ -109,6 +116,20 @@ enum PublishCommand {
         console.out(json ? report.json() : report.text())
         return report.hasFailures ? ExitCode.failure : ExitCode.success
     }
+}
+
+/// Why a notification may not be sent because of its size (any device's payload over the platforms' 4 KB, or
+/// the body over the hub's 64 KB); nil when it fits.
+func sizeProblem(_ notification: Hub.Notification, _ previews: [DevicePreview]) -> String? {
+    let over = previews.filter(\.isOverLimit)
+    if !over.isEmpty {
+        let list = over.map { "\($0.device) (\($0.bytes) bytes)" }.joined(separator: ", ")
+        return "the payload for \(list) is over the \(DevicePreview.payloadLimit)-byte platform limit; shorten the push text"
+    }
+    if notification.body.count > 64 * 1024 {
+        return "the notification body is \(notification.body.count) bytes, over the hub's 64 KB limit"
+    }
+    return nil
 }
 
 /// Runs async work from the synchronous command line entry point.

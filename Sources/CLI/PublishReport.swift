@@ -161,6 +161,13 @@ struct PublishReport {
         var payload: String
         var bytes: Int
         var overLimit: Bool
+
+        init(_ preview: DevicePreview) {
+            device = preview.device
+            payload = preview.payload
+            bytes = preview.bytes
+            overLimit = preview.isOverLimit
+        }
     }
     struct JSONResult: Encodable {
         var status: String
@@ -193,9 +200,7 @@ struct PublishReport {
                 story.request = JSONRequest(method: "POST", url: requestURL,
                                             headers: Dictionary(uniqueKeysWithValues: headers(notification)),
                                             body: notification.properties, bytes: notification.body.count)
-                story.devices = (previews[notification.story.id] ?? []).map {
-                    JSONDevice(device: $0.device, payload: $0.payload, bytes: $0.bytes, overLimit: $0.isOverLimit)
-                }
+                story.devices = (previews[notification.story.id] ?? []).map(JSONDevice.init)
                 switch results[notification.story.id] {
                 case .sent(let record, let attempts)?:
                     story.result = JSONResult(status: "sent", attempts: attempts, hubNotificationId: record.hubNotificationId, trackingId: record.trackingId)
@@ -211,8 +216,13 @@ struct PublishReport {
         }
         let plan = JSONPlan(dryRun: dryRun, now: now.rfc3339, ledger: ledgerPath, hub: connection?.description,
                             note: dryRun ? connectionNote : nil, stories: stories, summary: summary)
+        return Self.encode(plan)
+    }
+
+    /// Pretty JSON with sorted keys, as every `--json` output is written.
+    static func encode(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(plan)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }

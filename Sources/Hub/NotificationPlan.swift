@@ -74,11 +74,7 @@ public struct NotificationPlanner: Sendable {
 
     /// One entry per breaking story, oldest first (so the newest alert arrives last and shows on top).
     public func plan() -> [PlanEntry] {
-        let config = edition.config
-        let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
-        var linksConfig = config
-        if let baseURL { linksConfig.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/" }
-        let links = Permalinks(config: linksConfig, clock: clock)
+        let links = links()
         let candidates = edition.stories.filter(\.breaking).sorted {
             $0.published.secondsSinceEpoch != $1.published.secondsSinceEpoch
                 ? $0.published.secondsSinceEpoch < $1.published.secondsSinceEpoch : $0.id < $1.id
@@ -98,6 +94,30 @@ public struct NotificationPlanner: Sendable {
         if age > settings.maxAge {
             return .skip(story, reason: "published \(Self.describe(age)) ago, older than push.max_age (\(Self.describe(settings.maxAge))); never announced late")
         }
+        return notification(for: story, links: links)
+    }
+
+    /// `publish --test`: the notification of any story (breaking or not, draft or not, old or new, sent or not),
+    /// built exactly as the real send would be, addressed to `tags` instead of its categories.
+    /// nil when no story has that id.
+    public func testEntry(storyID: String, to tags: TagExpression) -> PlanEntry? {
+        guard let story = edition.stories.first(where: { $0.id == storyID }) else { return nil }
+        let built = notification(for: story, links: links())
+        guard case .send(var notification) = built else { return built }
+        notification.tags = tags
+        return .send(notification)
+    }
+
+    func links() -> Permalinks {
+        let config = edition.config
+        var linksConfig = config
+        if let baseURL { linksConfig.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/" }
+        return Permalinks(config: linksConfig, clock: ReaderClock(timeZone: config.timeZone, languages: config.languages))
+    }
+
+    /// The notification for a story, without asking whether it is due.
+    func notification(for story: Story, links: Permalinks) -> PlanEntry {
+        let revision = story.push.revision
         let config = edition.config
         let tags: TagExpression
         do {

@@ -33,6 +33,8 @@ public struct PushSettings: Sendable, Hashable {
     public var concurrency = 8
     /// How long `--check-live` waits for a story URL to answer 200.
     public var liveWait: Double = 300
+    /// The newsroom's own phones (`publish --test` sends there; empty means `--to` must be given).
+    public var testTags: [String] = []
 }
 
 /// Feeds (the `feeds:` section of newsgen.yml).
@@ -289,7 +291,8 @@ public struct SiteConfig: Sendable, Hashable {
     private static func parsePush(_ node: YAMLNode, fields: inout Fields) -> PushSettings {
         var push = PushSettings()
         let map = fields.mapping(node, known: ["hub", "property_prefix", "max_age", "missing_text", "attempts",
-                                               "connect_timeout", "timeout", "concurrency", "live_wait"], what: "push")
+                                               "connect_timeout", "timeout", "concurrency", "live_wait", "test_tags"],
+                                    what: "push")
         if let n = map["hub"] { push.hub = fields.string(n, "push.hub") }
         if let n = map["property_prefix"], let text = fields.string(n, "push.property_prefix") {
             if text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) { push.propertyPrefix = text } else {
@@ -307,6 +310,15 @@ public struct SiteConfig: Sendable, Hashable {
         if let n = map["timeout"], let v = fields.duration(n, "push.timeout") { push.timeout = v }
         if let n = map["concurrency"], let v = fields.positiveInt(n, "push.concurrency", max: 64) { push.concurrency = v }
         if let n = map["live_wait"], let v = fields.duration(n, "push.live_wait") { push.liveWait = v }
+        if let n = map["test_tags"] {
+            for (tag, location) in fields.stringList(n, "push.test_tags") {
+                if let reason = tagProblem(tag) {
+                    fields.sink.error("push.test_tags: \"\(tag)\" cannot be a push tag: \(reason)", at: location)
+                } else if !push.testTags.contains(tag) {
+                    push.testTags.append(tag)
+                }
+            }
+        }
         return push
     }
 

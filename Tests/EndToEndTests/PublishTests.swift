@@ -277,7 +277,8 @@ import TestSupport
         let hub = try HubDouble(installations: Self.phones)
         let site = try Self.site()
         var outputs: [String] = []
-        for arguments in [["--dry-run"], ["--dry-run", "--json"], [], ["--json"]] {
+        for arguments in [["--dry-run"], ["--dry-run", "--json"], [], ["--json"],
+                          ["--test", "calm", "--to", "World"], ["--test", "calm", "--to", "World", "--json"]] {
             let result = try publish(site, hub, arguments)
             outputs += [result.standardOutput, result.standardError]
         }

@@ -34,7 +34,9 @@ from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlsplit
 
 LOOPBACK = "127.0.0.1"
 MAX_SEND_BODY = 65536  # bytes; larger template sends get 413 (hub-protocol.md §3.7)
-MAX_READ_BODY = 8 * 1024 * 1024  # anything larger is refused without reading it
+MAX_READ_BODY = 8 * 1024 * 1024
+MAX_TEST_SENDS_PER_MINUTE = 10  # debug sends (`test` flag) per minute (hub-protocol.md §3.5)
+MAX_TEST_DELIVERIES = 10  # a debug send reaches at most this many registrations  # anything larger is refused without reading it
 KNOWN_RIGHTS = ("Listen", "Manage", "Send")
 KNOWN_PLATFORMS = ("apns", "fcmv1", "gcm", "wns", "mpns", "adm", "baidu", "browser", "xiaomi")
 TIERS = ("free", "basic", "standard")
@@ -645,6 +647,7 @@ class HubState:
             self.installations = {inst["installationId"]: inst for inst in self.initial_installations}
             self.requests = []
             self.deliveries = []
+            self.test_sends = []
             self.faults = []
             self.latency_ms = 0
             self.accepted_connections = 0
@@ -1058,6 +1061,19 @@ class HubHandler(BaseHTTPRequestHandler):
             except InputError as error:
                 return self.xml(400, f"Invalid tag expression: {error}")
         is_test = "test" in query
+        if is_test:
+            # Test sends are throttled to 10 a minute (hub-protocol.md §3.5); the hub answers like any throttle.
+            now = time.time()
+            with state.lock:
+                state.test_sends = [moment for moment in state.test_sends if moment > now - 60]
+                if len(state.test_sends) >= MAX_TEST_SENDS_PER_MINUTE:
+                    wait = int(state.test_sends[0] + 60 - now) + 1
+                    throttled = True
+                else:
+                    state.test_sends.append(now)
+                    throttled = False
+            if throttled:
+                return self.xml(429, "Test sends are limited to 10 a minute", [("Retry-After", str(wait))])
         pass_through = {name: value for name, value in self.headers.items() if name.lower().startswith("apns-")}
 
         notification_id = state.next_notification_id()
@@ -1087,7 +1103,7 @@ class HubHandler(BaseHTTPRequestHandler):
                     "test": is_test,
                 })
         if is_test:
-            deliveries = deliveries[:10]  # debug sends reach at most 10 devices (hub-protocol.md §3.5)
+            deliveries = deliveries[:MAX_TEST_DELIVERIES]
         with state.lock:
             state.deliveries.extend(deliveries)
         record["notificationId"] = notification_id

@@ -439,6 +439,22 @@ class SeedScenarioTests(HubTestCase):
             "successfully sent to the Push Notification System</Outcome></RegistrationResult></Results>"
             "</NotificationOutcome>"))
 
+    def test_test_sends_reach_at_most_ten_and_are_throttled_to_ten_a_minute(self):
+        many = [installation(f"editor-{n}", "apns", ["newsroom"], {"t": OLD_APP}) for n in range(12)]
+        self.call("POST", "/_control/installations", many)
+        status, _, body = self.send(tags="newsroom", path="/newsgen-test/messages?api-version=2020-06&test=true")
+        self.assertEqual(status, 201)
+        self.assertIn("<Success>10</Success>", body.decode())
+        self.assertEqual(body.decode().count("<RegistrationResult>"), 10)
+        for _ in range(9):
+            self.assertEqual(self.send(tags="newsroom", path="/newsgen-test/messages?api-version=2020-06&test")[0], 201)
+        status, headers, _ = self.send(tags="newsroom", path="/newsgen-test/messages?api-version=2020-06&test")
+        self.assertEqual(status, 429)
+        self.assertTrue(1 <= int(headers["retry-after"]) <= 61)
+        # Real sends are not throttled by the test-send limit.
+        self.assertEqual(self.send(tags="newsroom")[0], 201)
+        self.assertEqual(len([d for d in self.control("deliveries") if d["test"]]), 100)
+
     def test_installations_crud_with_the_listen_key(self):
         listen = self.token(LISTEN_KEY, LISTEN)
         path = "/newsgen-test/installations/new-phone?api-version=2020-06"
