@@ -122,6 +122,7 @@ struct PublishReport {
             lines.append("devices:")
             for preview in devices {
                 lines.append("  \(preview.device) (\(preview.bytes) of \(DevicePreview.payloadLimit) bytes): \(preview.payload)")
+                for header in preview.headers { lines.append("    \(header.name): \(header.value)") }
             }
         }
         return lines
@@ -161,10 +162,12 @@ struct PublishReport {
         var payload: String
         var bytes: Int
         var overLimit: Bool
+        var headers: [String: String]?
 
         init(_ preview: DevicePreview) {
             device = preview.device
             payload = preview.payload
+            headers = preview.headers.isEmpty ? nil : Dictionary(preview.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
             bytes = preview.bytes
             overLimit = preview.isOverLimit
         }

@@ -12,6 +12,9 @@ import Site
 /// - `storyId`, `revision`, `notificationId` (`<storyId>:<revision>`, the same on every retry and re-run:
 ///   apps de-duplicate and group alerts with it), `category` (main category), `categories` (comma-separated),
 ///   `published` (RFC 3339)
+/// - `collapseId` (the story id, the same for every revision: an update replaces the earlier alert), `expiresAt`
+///   (RFC 3339), `apnsExpiration` (epoch seconds), `ttl` (FCM duration, e.g. `10800s`), `priority` (`high` or
+///   `normal`), `apnsPriority` (`10` or `5`), `fcmPriority` (`HIGH` or `NORMAL`)
 public struct Notification: Sendable {
     public var story: Story
     public var revision: Int
@@ -157,9 +160,31 @@ public struct NotificationPlanner: Sendable {
         properties["category"] = story.categories[0].name
         properties["categories"] = story.categories.map(\.name).joined(separator: ",")
         properties["published"] = story.published.rfc3339
+        for (name, value) in Self.lifeProperties(storyID: story.id, expires: story.push.expires ?? settings.expires,
+                                                 priority: settings.priority, now: now) {
+            properties[name] = value
+        }
         let urls = pageLanguages.map { (language: $0, url: links.absolute(links.story(story, $0))) }
         return .send(Notification(story: story, revision: revision, tags: tags, properties: properties,
                                   filledLanguages: filled, pageURLs: urls))
+    }
+
+    /// What device templates need to let an alert expire, replace the earlier alert of the same story, and wake
+    /// the phone or not, in the forms the platforms want: APNs `apns-expiration` is epoch seconds, FCM v1 `ttl`
+    /// a duration in seconds (`10800s`), APNs priority 10 or 5, FCM `HIGH` or `NORMAL`. The expiry counts from
+    /// the send (`now`), so an alert held back by the budget still lives its whole time.
+    static func lifeProperties(storyID: String, expires: Double, priority: PushSettings.Priority, now: Timestamp) -> [String: String] {
+        let seconds = Int(expires.rounded(.down))
+        let expiresAt = Timestamp(secondsSinceEpoch: now.secondsSinceEpoch.rounded(.down) + Double(seconds))
+        return [
+            "collapseId": storyID,
+            "expiresAt": expiresAt.rfc3339,
+            "apnsExpiration": String(Int(expiresAt.secondsSinceEpoch)),
+            "ttl": "\(seconds)s",
+            "priority": priority.rawValue,
+            "apnsPriority": priority == .high ? "10" : "5",
+            "fcmPriority": priority == .high ? "HIGH" : "NORMAL",
+        ]
     }
 
     static func describe(_ seconds: Double) -> String {

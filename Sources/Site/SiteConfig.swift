@@ -33,6 +33,11 @@ public struct PushSettings: Sendable, Hashable {
     public var concurrency = 8
     /// How long `--check-live` waits for a story URL to answer 200.
     public var liveWait: Double = 300
+    /// How long an alert stays deliverable after it is sent (a phone that was off longer never shows it).
+    public var expires: Double = 3 * 3600
+    public enum Priority: String, Sendable, CaseIterable { case high, normal }
+    /// `high` wakes the phone at once (APNs 10, FCM HIGH); `normal` lets the platform save battery.
+    public var priority: Priority = .high
     /// The newsroom's own phones (`publish --test` sends there; empty means `--to` must be given).
     public var testTags: [String] = []
 }
@@ -291,7 +296,8 @@ public struct SiteConfig: Sendable, Hashable {
     private static func parsePush(_ node: YAMLNode, fields: inout Fields) -> PushSettings {
         var push = PushSettings()
         let map = fields.mapping(node, known: ["hub", "property_prefix", "max_age", "missing_text", "attempts",
-                                               "connect_timeout", "timeout", "concurrency", "live_wait", "test_tags"],
+                                               "connect_timeout", "timeout", "concurrency", "live_wait", "test_tags",
+                                               "expires", "priority"],
                                     what: "push")
         if let n = map["hub"] { push.hub = fields.string(n, "push.hub") }
         if let n = map["property_prefix"], let text = fields.string(n, "push.property_prefix") {
@@ -310,6 +316,13 @@ public struct SiteConfig: Sendable, Hashable {
         if let n = map["timeout"], let v = fields.duration(n, "push.timeout") { push.timeout = v }
         if let n = map["concurrency"], let v = fields.positiveInt(n, "push.concurrency", max: 64) { push.concurrency = v }
         if let n = map["live_wait"], let v = fields.duration(n, "push.live_wait") { push.liveWait = v }
+        if let n = map["expires"], let v = fields.duration(n, "push.expires") { push.expires = v }
+        if let n = map["priority"], let text = fields.string(n, "push.priority") {
+            if let v = PushSettings.Priority(rawValue: text) { push.priority = v } else {
+                fields.sink.error(Suggestion.unknown("push.priority", text, known: PushSettings.Priority.allCases.map(\.rawValue)),
+                                  at: n.location)
+            }
+        }
         if let n = map["test_tags"] {
             for (tag, location) in fields.stringList(n, "push.test_tags") {
                 if let reason = tagProblem(tag) {

@@ -107,4 +107,80 @@ import TestSupport
         #expect(dry.status == 64)
         #expect(try hub.requests().isEmpty)
     }
+
+    // MARK: expiry, replacement, priority
+
+    /// One phone per sample device template of templates/devices/, registered exactly as the file says (an
+    /// installation template with headers, or a bare body), all following World.
+    static func sampleDevicePhones() throws -> [[String: Any]] {
+        let folder = Repository.root.appendingPathComponent("templates/devices")
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted().map { file in
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            let template: [String: Any] = json["body"] is String ? json : ["body": text]
+            let name = String(file.dropLast(5))
+            return ["installationId": name, "platform": name.hasPrefix("fcm") ? "fcmv1" : "apns", "pushChannel": "ch-" + name,
+                    "tags": ["World"], "templates": [name: template]]
+        }
+    }
+
+    @Test func everySampleDeviceTemplateGetsExpiryPriorityAndCollapseIdAndAnUpdateReplacesTheAlert() throws {
+        let phones = try Self.sampleDevicePhones()
+        #expect(phones.count == 5)
+        let hub = try HubDouble(installations: phones)
+        let site = try Self.site()
+        let first = try newsgen(site, hub, ["publish"])
+        #expect(first.status == 0, "\(first.standardOutput)\(first.standardError)")
+        // now = 2026-11-29T15:00:00Z; push.expires is 3 h by default.
+        let quake = try hub.deliveries().filter { (($0["payloadText"] as? String) ?? "").contains("quake") || $0["installationId"] as? String == "simple" }
+        for name in ["ios-english", "ios-french", "ios-mandarin"] {
+            let delivery = try #require(quake.first { $0["installationId"] as? String == name })
+            let headers = try #require(delivery["headers"] as? [String: String])
+            #expect(headers["apns-collapse-id"] == "quake-off-coast", "\(name)")
+            #expect(headers["apns-expiration"] == "1795975200", "\(name)")
+            #expect(headers["apns-priority"] == "10", "\(name)")
+            #expect(headers["apns-push-type"] == "alert", "\(name)")
+        }
+        let fcm = try #require(quake.first { $0["installationId"] as? String == "fcm-v1" }?["payload"] as? [String: Any])
+        let android = try #require((fcm["message"] as? [String: Any])?["android"] as? [String: Any])
+        #expect(android["ttl"] as? String == "10800s")
+        #expect(android["priority"] as? String == "HIGH")
+        #expect(android["collapse_key"] as? String == "quake-off-coast")
+        #expect(((android["notification"] as? [String: Any])?["tag"] as? String) == "quake-off-coast")
+
+        // An update of the story: a new alert with the same collapse id, so it replaces the first on the lock screen.
+        try hub.control("reset", method: "POST")
+        try site.write("content/world/quake.md", PublishTests.stories["content/world/quake.md"]!
+            .replacingOccurrences(of: "breaking: true", with: "breaking: true\npush: { revision: 2, expires: 30m }"))
+        let update = try newsgen(site, hub, ["publish"])
+        #expect(update.standardOutput.contains("sent    quake-off-coast (revision 2) to World"))
+        let again = try hub.deliveries()
+        #expect(again.count == 5)
+        for delivery in again where (delivery["platform"] as? String) == "apns" && delivery["installationId"] as? String != "simple" {
+            let headers = try #require(delivery["headers"] as? [String: String])
+            #expect(headers["apns-collapse-id"] == "quake-off-coast")
+            #expect(headers["apns-expiration"] == "1795966200")   // the story's own 30 minutes
+        }
+        let body = try #require(try hub.sends().first?["body"] as? String)
+        #expect(body.contains(#""notificationId":"quake-off-coast:2""#))
+        #expect(body.contains(#""collapseId":"quake-off-coast""#))
+    }
+
+    @Test func theDryRunShowsEachDevicesHeadersAndCountsThemInTheBudget() throws {
+        let hub = try HubDouble(installations: [])
+        let site = try Self.site()
+        let result = try newsgen(site, hub, ["publish", "--dry-run"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("      apns-collapse-id: quake-off-coast\n      apns-expiration: 1795975200\n      apns-priority: 10\n      apns-push-type: alert"))
+        let json = try newsgen(site, hub, ["publish", "--dry-run", "--json"])
+        let plan = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let stories = try #require(plan["stories"] as? [[String: Any]])
+        let devices = try #require(stories.last?["devices"] as? [[String: Any]])
+        let french = try #require(devices.first { $0["device"] as? String == "ios-french" })
+        let headers = try #require(french["headers"] as? [String: String])
+        #expect(headers["apns-priority"] == "10")
+        let payload = try #require(french["payload"] as? String)
+        let headerBytes = headers.reduce(0) { $0 + $1.key.utf8.count + 2 + $1.value.utf8.count }
+        #expect(french["bytes"] as? Int == payload.utf8.count + headerBytes)
+    }
 }

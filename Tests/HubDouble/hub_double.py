@@ -532,9 +532,14 @@ def normalize_installation(data, where: str, expected_id=None):
             raise InputError(f"{twhere}: 'tags' must be a list of strings")
         ttags = [check_tag(tag, twhere) for tag in ttags]
         entry = {"body": body, "tags": ttags, "parsed": parsed}
-        for optional in ("expiry", "headers"):
-            if optional in template:
-                entry[optional] = template[optional]
+        if "headers" in template:
+            entry["headers"] = check_template_headers(template["headers"], platform.lower(), twhere)
+        if "expiry" in template:
+            expiry = template["expiry"]
+            if not isinstance(expiry, str):
+                raise InputError(f"{twhere}: 'expiry' must be a string (a date, \"0\" or a template expression)")
+            _compile_for(expiry, twhere + ", expiry")
+            entry["expiry"] = expiry
         templates[name] = entry
     return {
         "installationId": installation_id,
@@ -544,6 +549,39 @@ def normalize_installation(data, where: str, expected_id=None):
         "userId": user_id,
         "templates": templates,
     }
+
+
+def _compile_for(text, where):
+    try:
+        return compile_template_string(text)
+    except InputError as error:
+        raise InputError(f"{where}: {error}") from None
+
+
+def check_template_headers(headers, platform, where):
+    """Template headers as the hub validates them at registration: strings rendered with the template language;
+    on Apple templates only apns-* names, apns-priority a byte or an expression, apns-expiration whole seconds or
+    an expression. FCM takes its ttl and priority in the body, so its templates carry no headers."""
+    if not isinstance(headers, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise InputError(f"{where}: 'headers' must be an object of header name → string")
+    if platform in ("fcmv1", "gcm") and headers:
+        raise InputError(f"{where}: FCM templates carry no headers; put ttl and priority in the body "
+                         "(message.android.ttl, message.android.priority)")
+    for name, value in headers.items():
+        hwhere = f"{where}, header {name!r}"
+        if not re.fullmatch(r"[A-Za-z0-9-]+", name):
+            raise InputError(f"{hwhere}: not an HTTP header name")
+        parts = _compile_for(value, hwhere)
+        if platform != "apns":
+            continue
+        lower = name.lower()
+        if not lower.startswith("apns-"):
+            raise InputError(f"{hwhere}: the headers of an Apple template must be named apns-*")
+        if parts is None and lower == "apns-priority" and not (re.fullmatch(r"[0-9]{1,3}", value) and int(value) < 256):
+            raise InputError(f"{hwhere}: apns-priority must be a byte (10, 5 or 1) or a template expression")
+        if parts is None and lower == "apns-expiration" and not re.fullmatch(r"[0-9]+", value):
+            raise InputError(f"{hwhere}: apns-expiration must be whole seconds since 1970 or a template expression")
+    return dict(headers)
 
 
 def installation_to_json(inst):
@@ -1089,6 +1127,11 @@ class HubHandler(BaseHTTPRequestHandler):
                 if expression is not None and not expression.matches(tags):
                     continue
                 payload = render_template(template["parsed"], properties)
+                # The registration's own headers, rendered like the body, go on top of the send's pass-through ones.
+                lowered = {key.lower(): value for key, value in properties.items()}
+                headers = dict(pass_through)
+                for header, value in template.get("headers", {}).items():
+                    headers[header] = str(render_string(value, lowered))
                 deliveries.append({
                     "notificationId": notification_id,
                     "installationId": inst["installationId"],
@@ -1099,7 +1142,8 @@ class HubHandler(BaseHTTPRequestHandler):
                     "tagExpression": tag_headers[0] if tag_headers else None,
                     "payload": payload,
                     "payloadText": json.dumps(payload, ensure_ascii=False, separators=(",", ":")),
-                    "headers": pass_through,
+                    "headers": headers,
+                    "expiry": str(render_string(template["expiry"], lowered)) if "expiry" in template else None,
                     "test": is_test,
                 })
         if is_test:

@@ -455,6 +455,45 @@ class SeedScenarioTests(HubTestCase):
         self.assertEqual(self.send(tags="newsroom")[0], 201)
         self.assertEqual(len([d for d in self.control("deliveries") if d["test"]]), 100)
 
+    def test_template_headers_and_expiry_are_rendered_per_delivery(self):
+        phone = installation("iphone", "apns", ["World"], {})
+        phone["templates"] = {"t": {"body": OLD_APP, "expiry": "$(apnsExpiration)", "headers": {
+            "apns-collapse-id": "$(collapseId)", "apns-expiration": "$(apnsExpiration)",
+            "apns-priority": "10", "apns-push-type": "alert"}}}
+        self.call("POST", "/_control/installations", phone)
+        properties = dict(STORY, collapseId="quake", apnsExpiration="1795975200")
+        self.assertEqual(self.send(properties, tags="$InstallationId:{iphone}", extra={"apns-push-type": "background",
+                                                                                    "apns-topic": "x"})[0], 201)
+        [delivery] = self.control("deliveries")
+        self.assertEqual(delivery["headers"], {"apns-push-type": "alert", "apns-topic": "x", "apns-collapse-id": "quake",
+                                               "apns-expiration": "1795975200", "apns-priority": "10"})
+        self.assertEqual(delivery["expiry"], "1795975200")
+        self.assertEqual(delivery["payload"], {"aps": {"alert": "Breaking World News!"}})
+
+    def test_template_headers_are_validated_at_registration(self):
+        path = "/newsgen-test/installations/bad?api-version=2020-06"
+        auth = {"Authorization": self.token(LISTEN_KEY, LISTEN), "Content-Type": "application/json"}
+        cases = [
+            ("apns", {"x-custom": "1"}, "must be named apns-*"),
+            ("apns", {"apns-priority": "high"}, "apns-priority must be a byte"),
+            ("apns", {"apns-expiration": "tomorrow"}, "apns-expiration must be whole seconds"),
+            ("apns", {"apns-collapse-id": "$(a) x"}, "bad"),
+            ("fcmv1", {"apns-priority": "10"}, "FCM templates carry no headers"),
+        ]
+        for platform, headers, message in cases:
+            body = installation("bad", platform, [], {})
+            body["templates"] = {"t": {"body": OLD_APP, "headers": headers}}
+            status, _, data = self.call("PUT", path, body, auth)
+            self.assertEqual(status, 400, (headers, data))
+            if message != "bad":
+                self.assertIn(message, data.decode())
+        good = installation("bad", "apns", [], {})
+        good["templates"] = {"t": {"body": OLD_APP, "headers": {"apns-priority": "$(apnsPriority)", "apns-expiration": "0"}}}
+        self.assertEqual(self.call("PUT", path, good, auth)[0], 200)
+        status, _, data = self.call("GET", path, None, auth)
+        self.assertEqual(json.loads(data)["templates"]["t"]["headers"], {"apns-priority": "$(apnsPriority)",
+                                                                         "apns-expiration": "0"})
+
     def test_installations_crud_with_the_listen_key(self):
         listen = self.token(LISTEN_KEY, LISTEN)
         path = "/newsgen-test/installations/new-phone?api-version=2020-06"

@@ -18,3 +18,45 @@ import Testing
         #expect(problems(Fixtures.config + "\npush:\n  test_tag: newsroom\n").first?.contains("did you mean \"test_tags\"?") == true)
     }
 }
+
+@Suite struct AlertFrontMatterTests {
+    static func story(_ push: String) -> String {
+        "---\ncategory: World\npublished: 2026-11-29T14:05:00Z\nbreaking: true\ntitle: Quake\npush:\n\(push)---\nBody.\n"
+    }
+
+    @Test func expiresAndPriorityInNewsgenYml() {
+        #expect(Fixtures.siteConfig().push.expires == 3 * 3600)
+        #expect(Fixtures.siteConfig().push.priority == .high)
+        let config = Fixtures.siteConfig(Fixtures.config + "\npush:\n  expires: 90m\n  priority: normal\n")
+        #expect(config.push.expires == 5400)
+        #expect(config.push.priority == .normal)
+        var diagnostics: [Diagnostic] = []
+        _ = SiteConfig.parse(Fixtures.config + "\npush:\n  priority: hihg\n", path: "newsgen.yml", diagnostics: &diagnostics)
+        #expect(diagnostics.map(\.description) == ["newsgen.yml:18:13: error: unknown push.priority \"hihg\" (known: high, normal; did you mean \"high\"?)"])
+    }
+
+    @Test func aStoryCanShortenOrLengthenItsAlertsLife() throws {
+        let (story, problems) = Fixtures.parseStory(Self.story("  expires: 45m\n"))
+        #expect(problems.isEmpty)
+        #expect(try #require(story).push.expires == 2700)
+        #expect(Fixtures.parseStory(Self.story("  revision: 2\n")).0?.push.expires == nil)
+        #expect(Fixtures.parseStory(Self.story("  expires: soon\n")).1.map(\.description) ==
+                ["content/world/quake.md:7:12: error: push.expires must be a duration such as 6h, 90m or 30s, found \"soon\""])
+        #expect(Fixtures.parseStory(Self.story("  expires: 0s\n")).1.map(\.description) ==
+                ["content/world/quake.md:7:12: error: push.expires must be longer than 0s"])
+        let typo = Fixtures.parseStory(Self.story("  expire: 1h\n")).1.map(\.description)
+        #expect(typo.first?.hasPrefix("content/world/quake.md:7:3: error: unknown key \"expire\"") == true)
+        #expect(typo.first?.contains("did you mean \"expires\"?") == true)
+    }
+
+    @Test func theStoryCacheKeepsTheExpiry() throws {
+        for push in ["  expires: 45m\n", "  revision: 3\n"] {
+            let story = try #require(Fixtures.parseStory(Self.story(push)).0)
+            var writer = ByteWriter()
+            StoryCache.writeStory(story, &writer)
+            var reader = ByteReader(writer.bytes)
+            let read = try #require(StoryCache.readStory(&reader, config: Fixtures.siteConfig()))
+            #expect(read.push == story.push)
+        }
+    }
+}
