@@ -17,11 +17,12 @@ struct PublishReport {
     /// The language whose text fills in for languages without one.
     var defaultLanguage: Language
 
-    enum Outcome { case wouldSend, sent, skipped, failed }
+    enum Outcome { case wouldSend, sent, skipped, failed, held }
 
     func outcome(_ entry: PlanEntry) -> Outcome {
         switch entry {
         case .skip: return .skipped
+        case .held: return .held
         case .fail: return .failed
         case .send(let notification):
             if dryRun { return .wouldSend }
@@ -72,6 +73,8 @@ struct PublishReport {
                 lines.append("skip    \(story.id): \(reason)")
             case .fail(_, let reason):
                 lines.append("FAILED  \(story.id): \(reason); not sent")
+            case .held(let notification, let reason, _):
+                lines.append("held    \(story.id) (revision \(notification.revision)) to \(notification.tags.headerValue): \(reason)")
             case .send(let notification):
                 let head = "\(story.id) (revision \(notification.revision)) to \(notification.tags.headerValue)"
                 if dryRun {
@@ -103,6 +106,7 @@ struct PublishReport {
         var summary: [String] = []
         if dryRun { summary.append("\(counts[.wouldSend] ?? 0) to send") } else { summary.append("\(counts[.sent] ?? 0) sent") }
         summary.append("\(counts[.skipped] ?? 0) skipped")
+        if let held = counts[.held] { summary.append("\(held) held") }
         summary.append("\(counts[.failed] ?? 0) failed")
         lines.append(summary.joined(separator: ", "))
         return lines.joined(separator: "\n")
@@ -143,6 +147,8 @@ struct PublishReport {
         var id: String
         var action: String
         var reason: String?
+        /// A held alert's first chance.
+        var nextSlot: String?
         var revision: Int?
         var tags: String?
         var filledLanguages: [String]?
@@ -190,12 +196,18 @@ struct PublishReport {
             case .sent: kind = "sent"
             case .skipped: kind = "skip"
             case .failed: kind = "failed"
+            case .held: kind = "held"
             }
             summary[kind, default: 0] += 1
             var story = JSONStory(id: entry.story.id, action: kind)
             switch entry {
             case .skip(_, let reason), .fail(_, let reason):
                 story.reason = reason
+            case .held(let notification, let reason, let nextSlot):
+                story.reason = reason
+                story.revision = notification.revision
+                story.tags = notification.tags.headerValue
+                story.nextSlot = nextSlot.rfc3339
             case .send(let notification):
                 story.revision = notification.revision
                 story.tags = notification.tags.headerValue

@@ -48,10 +48,12 @@ public enum PlanEntry: Sendable {
     case skip(Story, reason: String)
     /// Should be announced but cannot be (e.g. a language has no text under `missing_text: fail`).
     case fail(Story, reason: String)
+    /// Due, but over the alert budget: a later run sends it when a slot opens (still within `push.max_age`).
+    case held(Notification, reason: String, nextSlot: Timestamp)
 
     public var story: Story {
         switch self {
-        case .send(let notification): notification.story
+        case .send(let notification), .held(let notification, _, _): notification.story
         case .skip(let story, _), .fail(let story, _): story
         }
     }
@@ -82,7 +84,36 @@ public struct NotificationPlanner: Sendable {
             $0.published.secondsSinceEpoch != $1.published.secondsSinceEpoch
                 ? $0.published.secondsSinceEpoch < $1.published.secondsSinceEpoch : $0.id < $1.id
         }
-        return candidates.map { entry(for: $0, links: links) }
+        return keepToBudget(candidates.map { entry(for: $0, links: links) })
+    }
+
+    /// Holds the due alerts that `push.budget` has no room for, counting the ledger's sends and, in order, the
+    /// alerts this run sends before them. A story marked `push.budget: exempt` goes out anyway (and counts).
+    func keepToBudget(_ entries: [PlanEntry]) -> [PlanEntry] {
+        guard let budget = settings.budget else { return entries }
+        var sends = AlertBudget.sends(from: Array(sent.values))
+        return entries.map { entry in
+            guard case .send(let notification) = entry else { return entry }
+            let tags = notification.tags.tags
+            if !notification.story.push.budgetExempt,
+               let hold = budget.hold(tags: tags, sends: sends, now: now.secondsSinceEpoch) {
+                return .held(notification, reason: Self.describe(hold, budget, story: notification.story, maxAge: settings.maxAge),
+                             nextSlot: hold.nextSlot)
+            }
+            sends.append(CountedSend(time: now.secondsSinceEpoch, tags: tags))
+            return entry
+        }
+    }
+
+    static func describe(_ hold: BudgetHold, _ budget: AlertBudget, story: Story, maxAge: Double) -> String {
+        let window = budget.window == 3600 ? "hour" : describe(budget.window)
+        let what = hold.tag.map { "\(hold.count) \($0) alerts" } ?? "\(hold.count)"
+        var text = "over the alert budget (\(what) in the last \(window), next slot at \(hold.nextSlot.rfc3339))"
+        let lastChance = story.published.secondsSinceEpoch + maxAge
+        if hold.nextSlot.secondsSinceEpoch > lastChance {
+            text += "; push.max_age ends before that, at \(Timestamp(secondsSinceEpoch: lastChance).rfc3339), so it will not be announced unless it is marked push.budget: exempt"
+        }
+        return text
     }
 
     func entry(for story: Story, links: Permalinks) -> PlanEntry {

@@ -17,6 +17,21 @@ public enum MissingLanguagePolicy: String, Sendable, CaseIterable {
     case skip
 }
 
+/// At most `alerts` alerts in any rolling `window`, counted over all sends or per tag (`push.budget`).
+public struct AlertBudget: Sendable, Hashable {
+    public var alerts: Int
+    public var window: Double = 3600
+    /// Count each tag's sends on their own: a phone following World is spared a fifth World alert while a
+    /// Sports alert still goes out.
+    public var perTag = false
+
+    public init(alerts: Int, window: Double = 3600, perTag: Bool = false) {
+        self.alerts = alerts
+        self.window = window
+        self.perTag = perTag
+    }
+}
+
 /// Settings for `newsgen publish` (the `push:` section of newsgen.yml).
 public struct PushSettings: Sendable, Hashable {
     public enum MissingText: String, Sendable, CaseIterable { case fill, fail }
@@ -38,6 +53,8 @@ public struct PushSettings: Sendable, Hashable {
     public enum Priority: String, Sendable, CaseIterable { case high, normal }
     /// `high` wakes the phone at once (APNs 10, FCM HIGH); `normal` lets the platform save battery.
     public var priority: Priority = .high
+    /// None: no limit.
+    public var budget: AlertBudget?
     /// The newsroom's own phones (`publish --test` sends there; empty means `--to` must be given).
     public var testTags: [String] = []
 }
@@ -297,7 +314,7 @@ public struct SiteConfig: Sendable, Hashable {
         var push = PushSettings()
         let map = fields.mapping(node, known: ["hub", "property_prefix", "max_age", "missing_text", "attempts",
                                                "connect_timeout", "timeout", "concurrency", "live_wait", "test_tags",
-                                               "expires", "priority"],
+                                               "expires", "priority", "budget"],
                                     what: "push")
         if let n = map["hub"] { push.hub = fields.string(n, "push.hub") }
         if let n = map["property_prefix"], let text = fields.string(n, "push.property_prefix") {
@@ -321,6 +338,26 @@ public struct SiteConfig: Sendable, Hashable {
             if let v = PushSettings.Priority(rawValue: text) { push.priority = v } else {
                 fields.sink.error(Suggestion.unknown("push.priority", text, known: PushSettings.Priority.allCases.map(\.rawValue)),
                                   at: n.location)
+            }
+        }
+        if let n = map["budget"] {
+            let budget = fields.mapping(n, known: ["alerts", "window", "per"], what: "push.budget")
+            if let alertsNode = budget["alerts"] {
+                if let alerts = fields.positiveInt(alertsNode, "push.budget.alerts", max: 1000) {
+                    push.budget = AlertBudget(alerts: alerts)
+                }
+            } else if n.mapping != nil {
+                fields.sink.error("push.budget needs alerts, e.g. budget: { alerts: 4, window: 1h }", at: n.location)
+            }
+            if let windowNode = budget["window"], let window = fields.duration(windowNode, "push.budget.window") {
+                if window > 0 { push.budget?.window = window } else {
+                    fields.sink.error("push.budget.window must be longer than 0s", at: windowNode.location)
+                }
+            }
+            if let perNode = budget["per"], let per = fields.string(perNode, "push.budget.per") {
+                if per == "tag" || per == "overall" { push.budget?.perTag = per == "tag" } else {
+                    fields.sink.error(Suggestion.unknown("push.budget.per", per, known: ["overall", "tag"]), at: perNode.location)
+                }
             }
         }
         if let n = map["test_tags"] {

@@ -183,4 +183,70 @@ import TestSupport
         let headerBytes = headers.reduce(0) { $0 + $1.key.utf8.count + 2 + $1.value.utf8.count }
         #expect(french["bytes"] as? Int == payload.utf8.count + headerBytes)
     }
+
+    // MARK: budget
+
+    static func rfc3339(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    /// Five breaking World stories published in the last half hour of the real clock (the ledger's clock).
+    static func busySite() throws -> TemporarySite {
+        var files = ["newsgen.yml": BuildFixtures.config + "\npush:\n  hub: newsgen-test\n  budget: { alerts: 4, window: 1h }\n"]
+        for n in 1...5 {
+            let published = rfc3339(Date().addingTimeInterval(Double(-30 + n) * 60))
+            files["content/world/s\(n).md"] = "---\nid: s\(n)\ncategory: World\npublished: \(published)\nbreaking: true\ntitle: Story \(n)\n---\nBody.\n"
+        }
+        return try TemporarySite(files: files)
+    }
+
+    @Test func theBudgetHoldsTheFifthAlertOfAnHourAndALaterRunSendsItWhenTheWindowOpens() throws {
+        let hub = try HubDouble(installations: PublishTests.phones)
+        let site = try Self.busySite()
+        // The real clock, as in CI: the ledger's times and "now" agree.
+        let first = try TestSupport.newsgen(["publish"], in: site, environment: hub.environment())
+        #expect(first.status == 0, "\(first.standardOutput)\(first.standardError)")
+        #expect(try hub.sends().count == 4)
+        #expect(first.standardOutput.contains("held    s5 (revision 1) to World: over the alert budget (4 in the last hour, next slot at "), "\(first.standardOutput)")
+        #expect(first.standardOutput.hasSuffix("4 sent, 0 skipped, 1 held, 0 failed\n"))
+        let json = try TestSupport.newsgen(["publish", "--dry-run", "--json"], in: site, environment: hub.environment())
+        let plan = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let held = try #require((plan["stories"] as? [[String: Any]])?.first { $0["action"] as? String == "held" })
+        #expect(held["id"] as? String == "s5")
+        #expect((held["nextSlot"] as? String)?.hasSuffix("Z") == true)
+
+        // A run inside the hour still holds it; nothing is dropped and nothing more is sent.
+        let second = try TestSupport.newsgen(["publish"], in: site, environment: hub.environment())
+        #expect(second.standardOutput.contains("held    s5"))
+        #expect(try hub.sends().count == 4)
+
+        // An hour later (the four sends age out of the window): the next run sends it, once.
+        let ledgerPath = ".newsgen/push-ledger.json"
+        var ledger = try #require(try JSONSerialization.jsonObject(with: Data(try site.read(ledgerPath).utf8)) as? [String: Any])
+        var records = try #require(ledger["sends"] as? [[String: Any]])
+        for index in records.indices {
+            let sentAt = try #require(ISO8601DateFormatter().date(from: records[index]["sentAt"] as? String ?? ""))
+            records[index]["sentAt"] = Self.rfc3339(sentAt.addingTimeInterval(-3601))
+        }
+        ledger["sends"] = records
+        try site.write(ledgerPath, try JSONSerialization.data(withJSONObject: ledger))
+        let third = try TestSupport.newsgen(["publish"], in: site, environment: hub.environment())
+        #expect(third.standardOutput.contains("sent    s5 (revision 1) to World"), "\(third.standardOutput)")
+        #expect(try hub.sends().count == 5)
+        let fourth = try TestSupport.newsgen(["publish"], in: site, environment: hub.environment())
+        #expect(fourth.standardOutput.contains("skip    s5: already sent"))
+        #expect(try hub.sends().count == 5)
+    }
+
+    @Test func aStoryMarkedExemptGoesOutOverTheBudget() throws {
+        let hub = try HubDouble(installations: PublishTests.phones)
+        let site = try Self.busySite()
+        let path = "content/world/s5.md"
+        try site.write(path, try site.read(path).replacingOccurrences(of: "breaking: true", with: "breaking: true\npush: { budget: exempt }"))
+        let result = try TestSupport.newsgen(["publish"], in: site, environment: hub.environment())
+        #expect(result.standardOutput.hasSuffix("5 sent, 0 skipped, 0 failed\n"), "\(result.standardOutput)")
+        #expect(try hub.sends().count == 5)
+    }
 }

@@ -60,3 +60,35 @@ import Testing
         }
     }
 }
+
+@Suite struct BudgetSettingsTests {
+    func problems(_ push: String) -> [String] {
+        var diagnostics: [Diagnostic] = []
+        _ = SiteConfig.parse(Fixtures.config + "\npush:\n" + push, path: "newsgen.yml", diagnostics: &diagnostics)
+        return diagnostics.map(\.description)
+    }
+
+    @Test func budgetInNewsgenYml() {
+        #expect(Fixtures.siteConfig().push.budget == nil)
+        #expect(Fixtures.siteConfig(Fixtures.config + "\npush:\n  budget: { alerts: 4 }\n").push.budget == AlertBudget(alerts: 4, window: 3600))
+        #expect(Fixtures.siteConfig(Fixtures.config + "\npush:\n  budget:\n    alerts: 10\n    window: 1d\n".replacingOccurrences(of: "1d", with: "24h") + "    per: tag\n").push.budget
+                == AlertBudget(alerts: 10, window: 86400, perTag: true))
+        #expect(problems("  budget: { window: 1h }\n") == ["newsgen.yml:18:11: error: push.budget needs alerts, e.g. budget: { alerts: 4, window: 1h }"])
+        #expect(problems("  budget: { alerts: 0 }\n") == ["newsgen.yml:18:21: error: push.budget.alerts must be a whole number from 1 to 1000, found \"0\""])
+        #expect(problems("  budget: { alerts: 4, per: tags }\n") == ["newsgen.yml:18:29: error: unknown push.budget.per \"tags\" (known: overall, tag; did you mean \"tag\"?)"])
+        #expect(problems("  budget: { alerts: 4, windw: 1h }\n").first?.contains("did you mean \"window\"?") == true)
+        #expect(problems("  budget: { alerts: 4, window: 0s }\n") == ["newsgen.yml:18:32: error: push.budget.window must be longer than 0s"])
+    }
+
+    @Test func aStoryMayBeExemptFromTheBudget() throws {
+        #expect(Fixtures.parseStory(AlertFrontMatterTests.story("  budget: exempt\n")).0?.push.budgetExempt == true)
+        #expect(Fixtures.parseStory(AlertFrontMatterTests.story("  revision: 1\n")).0?.push.budgetExempt == false)
+        #expect(Fixtures.parseStory(AlertFrontMatterTests.story("  budget: exmept\n")).1.map(\.description) ==
+                ["content/world/quake.md:7:11: error: unknown push.budget value \"exmept\" (known: exempt; did you mean \"exempt\"?)"])
+        let story = try #require(Fixtures.parseStory(AlertFrontMatterTests.story("  budget: exempt\n")).0)
+        var writer = ByteWriter()
+        StoryCache.writeStory(story, &writer)
+        var reader = ByteReader(writer.bytes)
+        #expect(StoryCache.readStory(&reader, config: Fixtures.siteConfig())?.push.budgetExempt == true)
+    }
+}
