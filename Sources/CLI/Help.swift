@@ -1,6 +1,6 @@
 /// Help texts in the argument-parser style (OVERVIEW / USAGE / OPTIONS / SUBCOMMANDS).
 enum Help {
-    static let commandNames = ["build", "check", "publish", "help"]
+    static let commandNames = ["build", "check", "publish", "status", "help"]
 
     static let overview = """
     OVERVIEW: newsgen builds a multilingual breaking-news site from Markdown stories and announces
@@ -16,6 +16,7 @@ enum Help {
       build                   Render the site into site/.
       check                   Run every validation of build and write nothing.
       publish                 Send each new breaking story to the hub as one template notification.
+      status                  Show what the hub did with the alerts in the ledger.
       help <subcommand>       Show help for a subcommand.
 
       See 'newsgen help <subcommand>' for detailed help.
@@ -75,8 +76,8 @@ enum Help {
         default) and the ledger has no record of its id at its push revision. Every accepted send is written to
         the ledger at once; a second run sends nothing.
 
-        USAGE: newsgen publish [--dry-run] [--json] [--check-live] [--live-wait <duration>] [--ledger <path>]
-                               [--base-url <url>] [--site <dir>]
+        USAGE: newsgen publish [--dry-run] [--json] [--check-live] [--live-wait <duration>] [--wait]
+                               [--ledger <path>] [--base-url <url>] [--site <dir>]
                newsgen publish --test <story id> [--to <tag expression>] [--json] [--site <dir>]
 
         OPTIONS:
@@ -85,6 +86,8 @@ enum Help {
           --json                  Print the plan (and results) as JSON.
           --check-live            Before sending a story, wait until its page answers 200 in every language.
           --live-wait <duration>  How long --check-live waits (default push.live_wait, 5m), e.g. 90s, 10m.
+          --wait                  After sending, ask the hub for each alert's first outcome (for up to 30 s;
+                                  Standard tier) and print it.
           --ledger <path>         The ledger file (default .newsgen/push-ledger.json in the site folder).
           --base-url <url>        Override base_url (story URLs in the payload and for --check-live).
           --site <dir>            The site folder (default: the current folder).
@@ -101,6 +104,29 @@ enum Help {
           NEWSGEN_HUB_ENDPOINT           Replaces the endpoint, e.g. http://127.0.0.1:8085/ (plain http only
                                          for loopback).
           SOURCE_DATE_EPOCH              "Now" for deciding what is published and how old it is.
+        """,
+        "status": """
+        OVERVIEW: Show the alerts in the ledger (the last 24 hours by default): when each was sent, its tag
+        expression, and the hub's telemetry for it (state and per-platform outcome counts), or the hub's note
+        when there is none (Free and Basic hubs keep no telemetry; a new or unknown id has none yet).
+
+        USAGE: newsgen status [<story id>…] [--since <duration>] [--json] [--ledger <path>] [--site <dir>]
+
+        ARGUMENTS:
+          <story id>              Only these stories' sends, however old.
+
+        OPTIONS:
+          --since <duration>      How far back to look (default 24h), e.g. 90m, 48h.
+          --json                  Print the sends and their telemetry as JSON.
+          --ledger <path>         The ledger file (default .newsgen/push-ledger.json in the site folder).
+          --site <dir>            The site folder (default: the current folder).
+          -h, --help              Show help information.
+
+        Exit status: 0 when every question to the hub was answered (a "not available" note included), 1 when
+        the config or ledger cannot be read or a request to the hub failed, 64 for usage errors.
+
+        ENVIRONMENT:
+          NEWSGEN_HUB_CONNECTION_STRING, NEWSGEN_HUB_NAME, NEWSGEN_HUB_ENDPOINT, as for publish. Never printed.
         """,
         "help": """
         OVERVIEW: Show help for a subcommand.

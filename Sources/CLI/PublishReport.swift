@@ -16,6 +16,8 @@ struct PublishReport {
     var connectionNote: String?
     /// The language whose text fills in for languages without one.
     var defaultLanguage: Language
+    /// `--wait`: the hub's first outcome per sent story (nil without `--wait`).
+    var telemetry: [String: TelemetryAnswer]? = nil
 
     enum Outcome { case wouldSend, sent, skipped, failed, held }
 
@@ -92,6 +94,9 @@ struct PublishReport {
                         lines.append(text)
                         if let note = filledNote(notification) {
                             lines.append("  note: \(note)")
+                        }
+                        if let telemetry {
+                            lines.append("  hub: " + (telemetry[story.id]?.note ?? StatusCommand.noIdentifier))
                         }
                     case .failed(let reason, let attempts)?:
                         lines.append("FAILED  \(head) after \(attempts == 1 ? "1 attempt" : "\(attempts) attempts"): \(reason)")
@@ -184,6 +189,7 @@ struct PublishReport {
         var hubNotificationId: String?
         var trackingId: String?
         var reason: String?
+        var telemetry: JSONTelemetry?
     }
 
     func json() -> String {
@@ -218,7 +224,8 @@ struct PublishReport {
                 story.devices = (previews[notification.story.id] ?? []).map(JSONDevice.init)
                 switch results[notification.story.id] {
                 case .sent(let record, let attempts)?:
-                    story.result = JSONResult(status: "sent", attempts: attempts, hubNotificationId: record.hubNotificationId, trackingId: record.trackingId)
+                    story.result = JSONResult(status: "sent", attempts: attempts, hubNotificationId: record.hubNotificationId, trackingId: record.trackingId,
+                                              telemetry: telemetry.map { JSONTelemetry($0[notification.story.id], missing: StatusCommand.noIdentifier) })
                 case .failed(let reason, let attempts)?:
                     story.result = JSONResult(status: "failed", attempts: attempts, reason: reason)
                 case .notLive(let url, let detail)?:

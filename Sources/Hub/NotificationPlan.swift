@@ -218,11 +218,5 @@ public struct NotificationPlanner: Sendable {
         ]
     }
 
-    static func describe(_ seconds: Double) -> String {
-        let minutes = Int(seconds / 60)
-        if minutes < 60 { return "\(minutes) min" }
-        if minutes >= 48 * 60 { return "\(minutes / (24 * 60)) days" }
-        if minutes % 60 == 0 { return "\(minutes / 60) h" }
-        return "\(minutes / 60) h \(minutes % 60) min"
-    }
+    static func describe(_ seconds: Double) -> String { DurationText.describe(seconds) }
 }

@@ -249,4 +249,85 @@ import TestSupport
         #expect(result.standardOutput.hasSuffix("5 sent, 0 skipped, 0 failed\n"), "\(result.standardOutput)")
         #expect(try hub.sends().count == 5)
     }
+
+    // MARK: status
+
+    @Test func statusShowsTheHubsTelemetryOnStandardAndItsNotesOn403AndUnknownIds() throws {
+        let hub = try HubDouble(installations: PublishTests.phones)
+        let site = try Self.site()
+        #expect(try newsgen(site, hub, ["publish"]).status == 0)
+        let status = try newsgen(site, hub, ["status"])
+        #expect(status.status == 0, "\(status.standardOutput)\(status.standardError)")
+        let out = status.standardOutput
+        #expect(out.contains("quake-off-coast (revision 1) sent "))
+        #expect(out.contains(" to World\n  notification id "))
+        #expect(out.contains("  Completed; apns: 2 Success\n"), "\(out)")   // the French phone and the old app
+        #expect(out.contains("final (revision 1) sent "))
+        #expect(out.contains("  Completed; apns: 3 Success"))
+        let gets = try hub.requests().filter { $0["method"] as? String == "GET" }
+        #expect(gets.count == 2)
+        #expect(gets.allSatisfy { ($0["path"] as? String)?.hasPrefix("/newsgen-test/messages/") == true && ($0["status"] as? Int) == 200 })
+
+        // One story, as JSON.
+        let json = try newsgen(site, hub, ["status", "final", "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let sends = try #require(report["sends"] as? [[String: Any]])
+        #expect(sends.count == 1)
+        let telemetry = try #require(sends.first?["telemetry"] as? [String: Any])
+        #expect(telemetry["available"] as? Bool == true)
+        #expect(telemetry["state"] as? String == "Completed")
+        #expect((telemetry["outcomes"] as? [String: [String: Int]])?["apns"]?["Success"] == 3)
+
+        // The same ledger asked of a Free hub (403) and of a hub that never saw these ids (404).
+        let free = try HubDouble(installations: [], tier: "free")
+        let refused = try newsgen(site, free, ["status", "quake-off-coast"])
+        #expect(refused.status == 0)
+        #expect(refused.standardOutput.contains("  telemetry not available: the hub answered 403 (per-message telemetry needs the Standard tier"))
+        let other = try HubDouble(installations: [])
+        let unknown = try newsgen(site, other, ["status", "--json"])
+        #expect(unknown.status == 0)
+        let unknownSends = try #require((try JSONSerialization.jsonObject(with: Data(unknown.standardOutput.utf8)) as? [String: Any])?["sends"] as? [[String: Any]])
+        #expect(unknownSends.count == 2)
+        #expect(unknownSends.allSatisfy { (($0["telemetry"] as? [String: Any])?["note"] as? String)?.contains("(HTTP 404)") == true })
+        #expect(unknownSends.allSatisfy { ($0["telemetry"] as? [String: Any])?["available"] as? Bool == false })
+
+        // Old sends are outside the default 24 hours; a story id asks for them anyway; a wrong id is explained.
+        let later = try TestSupport.newsgen(["status"], in: site, environment: hub.environment().merging(["SOURCE_DATE_EPOCH": String(Int(Date().timeIntervalSince1970) + 2 * 86400)]) { $1 })
+        #expect(later.standardOutput.contains("no sends in the last 24 h"))
+        let typo = try newsgen(site, hub, ["status", "quake-of-coast"])
+        #expect(typo.status == 1)
+        #expect(typo.standardError.contains("the ledger has no send of \"quake-of-coast\" (did you mean \"quake-off-coast\"?)"))
+        let wrongKey = try newsgen(site, hub, ["status"], environment: hub.environment(key: "d3Jvbmc="))
+        #expect(wrongKey.status == 1)
+        #expect(wrongKey.standardOutput.contains("telemetry could not be read: HTTP 401"))
+    }
+
+    @Test func aSendWithoutANotificationIdHasNoTelemetryToAskFor() throws {
+        let hub = try HubDouble(installations: PublishTests.phones, tier: "basic")
+        let site = try Self.site()
+        let waited = try newsgen(site, hub, ["publish", "--wait"])
+        #expect(waited.status == 0)
+        #expect(waited.standardOutput.contains("  hub: no notification id: the hub did not return one"))
+        let status = try newsgen(site, hub, ["status"])
+        #expect(status.standardOutput.contains("  no notification id: the hub did not return one when it accepted the send (Free and Basic hubs do not)"))
+        #expect(try hub.requests().filter { $0["method"] as? String == "GET" }.isEmpty)
+    }
+
+    @Test func publishWaitPrintsTheFirstOutcome() throws {
+        let hub = try HubDouble(installations: PublishTests.phones)
+        // The hub takes a moment before it has telemetry: newsgen asks again until it does.
+        try hub.control("telemetry", method: "POST", json: ["delay_ms": 1500])
+        let site = try Self.site()
+        let result = try newsgen(site, hub, ["publish", "--wait"])
+        #expect(result.status == 0, "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("sent    quake-off-coast (revision 1) to World: hub notification id "))
+        #expect(result.standardOutput.contains("  hub: Completed; apns: 2 Success\n"), "\(result.standardOutput)")
+        let gets = try hub.requests().filter { $0["method"] as? String == "GET" }
+        #expect(gets.count >= 4)   // 404 at first, for each of the two stories
+        #expect(gets.contains { $0["status"] as? Int == 404 })
+        let json = try newsgen(try Self.site(), hub, ["publish", "--wait", "--json"])
+        let plan = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let sent = try #require((plan["stories"] as? [[String: Any]])?.compactMap { $0["result"] as? [String: Any] }.first)
+        #expect((sent["telemetry"] as? [String: Any])?["state"] as? String == "Completed")
+    }
 }

@@ -282,6 +282,12 @@ import TestSupport
             let result = try publish(site, hub, arguments)
             outputs += [result.standardOutput, result.standardError]
         }
+        for arguments in [["status"], ["status", "--json"], ["status", "quake-off-coast"]] {
+            var env = hub.environment()
+            for (key, value) in Self.now { env[key] = value }
+            let result = try newsgen(arguments, in: site, environment: env)
+            outputs += [result.standardOutput, result.standardError]
+        }
         let bad = try publish(site, hub, environment: ["NEWSGEN_HUB_CONNECTION_STRING": "Endpoint=sb://x/;SharedAccessKeyName=k;SharedAccessKey=\(HubDouble.sendKey);Bogus",
                                                        "NEWSGEN_HUB_ENDPOINT": "http://example.com/"])
         outputs += [bad.standardOutput, bad.standardError]

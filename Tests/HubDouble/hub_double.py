@@ -40,6 +40,10 @@ MAX_TEST_DELIVERIES = 10  # a debug send reaches at most this many registrations
 KNOWN_RIGHTS = ("Listen", "Manage", "Send")
 KNOWN_PLATFORMS = ("apns", "fcmv1", "gcm", "wns", "mpns", "adm", "baidu", "browser", "xiaomi")
 TIERS = ("free", "basic", "standard")
+# Telemetry's per-platform element names (<ApnsOutcomeCounts>, …) and TargetPlatforms names.
+PLATFORM_ELEMENTS = {"apns": "Apns", "fcmv1": "FcmV1", "gcm": "Gcm", "wns": "Wns", "mpns": "Mpns", "adm": "Adm",
+                     "baidu": "Baidu", "browser": "Browser", "xiaomi": "Xiaomi"}
+PLATFORM_NAMES = {"apns": "apple", "fcmv1": "fcmv1", "gcm": "gcm", "wns": "windows", "mpns": "windowsphone"}
 XML_CONTENT_TYPE = "application/xml; charset=utf-8"
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
@@ -685,6 +689,9 @@ class HubState:
             self.installations = {inst["installationId"]: inst for inst in self.initial_installations}
             self.requests = []
             self.deliveries = []
+            self.messages = {}
+            self.telemetry_delay_ms = 0
+            self.telemetry_overrides = {}
             self.test_sends = []
             self.faults = []
             self.latency_ms = 0
@@ -971,6 +978,9 @@ class HubHandler(BaseHTTPRequestHandler):
         elif len(segments) == 3 and segments[0].lower() == state.hub.lower() and segments[1] == "installations" \
                 and segments[2]:
             route = "installation"
+        elif len(segments) == 3 and segments[0].lower() == state.hub.lower() and segments[1] == "messages" \
+                and segments[2]:
+            route = "telemetry"
         if route is None:
             return self.xml(404, f"No message branch at the URI {target.path}")
 
@@ -987,7 +997,7 @@ class HubHandler(BaseHTTPRequestHandler):
                 return self.fault_response(fault)
             # a delay-only fault: continue and answer normally
 
-        allowed = {"messages": ("POST",), "installation": ("PUT", "GET", "DELETE")}[route]
+        allowed = {"messages": ("POST",), "installation": ("PUT", "GET", "DELETE"), "telemetry": ("GET",)}[route]
         if self.command not in allowed:
             return self.xml(405, f"The method {self.command} is not allowed here; use {' or '.join(allowed)}",
                             [("Allow", ", ".join(allowed))])
@@ -1005,6 +1015,10 @@ class HubHandler(BaseHTTPRequestHandler):
                 return self.xml(413, "Requested entity too large. The message size cannot be over 64 Kb",
                                 close=body is None)
             return self.send_notification(body, query, record)
+        if route == "telemetry":
+            if not rule["rights"] & {"Send", "Manage"}:
+                return Response(403, b"", None, self.tracking_headers())
+            return self.telemetry(segments[2])
         if not rule["rights"] & {"Listen", "Manage"}:
             return Response(403, b"", None, self.tracking_headers())
         return self.installation(segments[2], body)
@@ -1150,6 +1164,8 @@ class HubHandler(BaseHTTPRequestHandler):
             deliveries = deliveries[:MAX_TEST_DELIVERIES]
         with state.lock:
             state.deliveries.extend(deliveries)
+            state.messages[notification_id] = {"time": state.now(), "body": text, "deliveries": deliveries,
+                                               "test": is_test}
         record["notificationId"] = notification_id
 
         client_tracking = self.headers.get("TrackingId")
@@ -1178,6 +1194,53 @@ class HubHandler(BaseHTTPRequestHandler):
                 'xmlns:i="http://www.w3.org/2001/XMLSchema-instance">'
                 f"<Success>{len(deliveries)}</Success><Failure>0</Failure>{results_xml}</NotificationOutcome>"
                 ).encode("utf-8")
+
+    def telemetry(self, notification_id):
+        """GET {hub}/messages/{id} (R-TEL): 403 below the Standard tier, 404 for an unknown id or one still being
+        processed (the `telemetry` control's delay), else a NotificationDetails document."""
+        state = self.server.state
+        if state.tier != "standard":
+            return self.xml(403, "Request rejected because this feature is not enabled for your SKU. Upgrade to Standard")
+        with state.lock:
+            message = state.messages.get(notification_id)
+            delay = state.telemetry_delay_ms
+            override = state.telemetry_overrides.get(notification_id)
+            now = state.now()
+        if message is None or now < message["time"] + delay / 1000.0:
+            return self.xml(404, "Telemetry does not exist")
+        counts = {}
+        for delivery in message["deliveries"]:
+            counts.setdefault(delivery["platform"], {}).setdefault("Success", 0)
+            counts[delivery["platform"]]["Success"] += 1
+        state_name = "Completed" if counts else "NoTargetFound"
+        if override:
+            state_name = override.get("state", state_name)
+            counts = override.get("outcomes", counts)
+
+        def esc(text):
+            return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+        def stamp(moment):
+            return _dt.datetime.fromtimestamp(moment, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+        platforms = "".join(
+            f"<{PLATFORM_ELEMENTS.get(platform, platform.capitalize())}OutcomeCounts>"
+            + "".join(f"<Outcome><Name>{esc(name)}</Name><Count>{count}</Count></Outcome>"
+                      for name, count in outcomes.items())
+            + f"</{PLATFORM_ELEMENTS.get(platform, platform.capitalize())}OutcomeCounts>"
+            for platform, outcomes in sorted(counts.items()))
+        target = ",".join(sorted(PLATFORM_NAMES.get(p, p) for p in counts))
+        document = (
+            '<NotificationDetails xmlns="http://schemas.microsoft.com/netservices/2010/10/servicebus/connect" '
+            'xmlns:i="http://www.w3.org/2001/XMLSchema-instance">'
+            f"<NotificationId>{esc(notification_id)}</NotificationId>"
+            f"<Location>sb://{LOOPBACK}:{state.port}/{esc(state.hub)}/messages/{esc(notification_id)}?api-version=2020-06</Location>"
+            f"<State>{esc(state_name)}</State>"
+            f"<EnqueueTime>{stamp(message['time'])}</EnqueueTime><StartTime>{stamp(message['time'])}</StartTime>"
+            f"<EndTime>{stamp(message['time'])}</EndTime>"
+            f"<NotificationBody>{esc(message['body'])}</NotificationBody>"
+            f"<TargetPlatforms>{esc(target)}</TargetPlatforms>{platforms}</NotificationDetails>")
+        return Response(200, document.encode("utf-8"), XML_CONTENT_TYPE, self.tracking_headers())
 
     def installation(self, installation_id, body):
         state = self.server.state
@@ -1257,6 +1320,22 @@ class HubHandler(BaseHTTPRequestHandler):
                         state.installations[inst["installationId"]] = inst
                     count = len(state.installations)
                 return self.json_response(200, {"installations": count})
+            if key == ("POST", "telemetry"):
+                if not isinstance(value, dict):
+                    raise InputError('expected {"delay_ms": N} or {"notificationId": id, "state": …, "outcomes": {platform: {name: count}}}')
+                with state.lock:
+                    if "delay_ms" in value:
+                        if not isinstance(value["delay_ms"], (int, float)) or value["delay_ms"] < 0:
+                            raise InputError("'delay_ms' must be a non-negative number")
+                        state.telemetry_delay_ms = value["delay_ms"]
+                    if "notificationId" in value:
+                        outcomes = value.get("outcomes", {})
+                        if not isinstance(outcomes, dict) or not all(
+                                isinstance(v, dict) and all(isinstance(n, int) for n in v.values()) for v in outcomes.values()):
+                            raise InputError("'outcomes' must be {platform: {outcome name: count}}")
+                        state.telemetry_overrides[value["notificationId"]] = {
+                            key: value[key] for key in ("state", "outcomes") if key in value}
+                return self.json_response(200, {"delay_ms": state.telemetry_delay_ms})
             if key == ("POST", "clock"):
                 if not isinstance(value, dict):
                     raise InputError('expected {"now": <epoch seconds or null>, "skew_seconds": <number>}')

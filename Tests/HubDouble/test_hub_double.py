@@ -494,6 +494,55 @@ class SeedScenarioTests(HubTestCase):
         self.assertEqual(json.loads(data)["templates"]["t"]["headers"], {"apns-priority": "$(apnsPriority)",
                                                                          "apns-expiration": "0"})
 
+    def telemetry(self, notification_id, auth=None, query="?api-version=2020-06"):
+        return self.call("GET", f"/newsgen-test/messages/{notification_id}{query}", None,
+                         {"Authorization": auth if auth is not None else self.token(), "x-ms-version": "2020-06"})
+
+    def test_telemetry_of_a_send_counts_each_platform(self):
+        status, headers, _ = self.send(tags="World || Sports")
+        notification_id = headers["location"].split("?")[0].rsplit("/", 1)[1]
+        status, headers, body = self.telemetry(notification_id)
+        self.assertEqual(status, 200, body)
+        self.assertEqual(headers["content-type"], "application/xml; charset=utf-8")
+        text = body.decode()
+        self.assertTrue(text.startswith('<NotificationDetails xmlns="http://schemas.microsoft.com/netservices/2010/10/servicebus/connect"'))
+        self.assertIn(f"<NotificationId>{notification_id}</NotificationId>", text)
+        self.assertIn("<State>Completed</State>", text)
+        self.assertIn("<ApnsOutcomeCounts><Outcome><Name>Success</Name><Count>2</Count></Outcome></ApnsOutcomeCounts>", text)
+        self.assertIn("<FcmV1OutcomeCounts><Outcome><Name>Success</Name><Count>1</Count></Outcome></FcmV1OutcomeCounts>", text)
+        self.assertIn("<TargetPlatforms>apple,fcmv1</TargetPlatforms>", text)
+        self.assertIn("<NotificationBody>{", text)
+        # No registration matched: the hub says so.
+        _, headers, _ = self.send(tags="Nobody")
+        nobody = headers["location"].split("?")[0].rsplit("/", 1)[1]
+        self.assertIn("<State>NoTargetFound</State>", self.telemetry(nobody)[2].decode())
+
+    def test_telemetry_errors_as_the_hub_answers_them(self):
+        status, _, body = self.telemetry("0123456789abcdef-unknown")
+        self.assertEqual(status, 404)
+        self.assertIn("Telemetry does not exist", body.decode())
+        self.assertEqual(self.telemetry("x", query="")[0], 400)
+        self.assertEqual(self.telemetry("x", auth="SharedAccessSignature sr=a&sig=b&se=1&skn=c")[0], 401)
+        status, _, body = self.telemetry("x", auth=self.token(LISTEN_KEY, LISTEN))
+        self.assertEqual((status, body), (403, b""))
+        self.assertEqual(self.call("DELETE", "/newsgen-test/messages/x?api-version=2020-06", None,
+                                   {"Authorization": self.token()})[0], 405)
+
+    def test_telemetry_is_missing_while_processing_and_can_be_set(self):
+        self.call("POST", "/_control/telemetry", {"delay_ms": 400})
+        _, headers, _ = self.send(tags="World")
+        notification_id = headers["location"].split("?")[0].rsplit("/", 1)[1]
+        self.assertEqual(self.telemetry(notification_id)[0], 404)
+        time.sleep(0.5)
+        self.assertEqual(self.telemetry(notification_id)[0], 200)
+        self.call("POST", "/_control/telemetry", {"notificationId": notification_id, "state": "Abandoned",
+                                                   "outcomes": {"apns": {"Success": 1, "WrongToken": 1}}})
+        text = self.telemetry(notification_id)[2].decode()
+        self.assertIn("<State>Abandoned</State>", text)
+        self.assertIn("<Outcome><Name>WrongToken</Name><Count>1</Count></Outcome>", text)
+        status, _, _ = self.call("POST", "/_control/telemetry", {"notificationId": "x", "outcomes": {"apns": {"a": "1"}}})
+        self.assertEqual(status, 400)
+
     def test_installations_crud_with_the_listen_key(self):
         listen = self.token(LISTEN_KEY, LISTEN)
         path = "/newsgen-test/installations/new-phone?api-version=2020-06"
@@ -781,6 +830,12 @@ class ConnectionTests(HubTestCase):
 
 class FreeTierTests(HubTestCase):
     tier = "free"
+
+    def test_no_telemetry_on_free_tier(self):
+        status, _, body = self.call("GET", "/newsgen-test/messages/anything?api-version=2020-06", None,
+                                    {"Authorization": self.token()})
+        self.assertEqual(status, 403)
+        self.assertIn("not enabled for your SKU", body.decode())
 
     def test_no_location_on_free_tier(self):
         status, headers, _ = self.send(tags="World")
