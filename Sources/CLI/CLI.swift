@@ -38,6 +38,7 @@ public enum CLI {
             case "check": return try BuildCommand.run(rest, environment: environment, console: console, writes: false)
             case "publish": return try PublishCommand.run(rest, environment: environment, console: console)
             case "status": return try StatusCommand.run(rest, environment: environment, console: console)
+            case "next-change": return try NextChangeCommand.run(rest, environment: environment, console: console)
             default:
                 if first.hasPrefix("-") {
                     var message = "unknown option '\(first)'"

@@ -1,6 +1,6 @@
 /// Help texts in the argument-parser style (OVERVIEW / USAGE / OPTIONS / SUBCOMMANDS).
 enum Help {
-    static let commandNames = ["build", "check", "publish", "status", "help"]
+    static let commandNames = ["build", "check", "publish", "status", "next-change", "help"]
 
     static let overview = """
     OVERVIEW: newsgen builds a multilingual breaking-news site from Markdown stories and announces
@@ -17,6 +17,7 @@ enum Help {
       check                   Run every validation of build and write nothing.
       publish                 Send each new breaking story to the hub as one template notification.
       status                  Show what the hub did with the alerts in the ledger.
+      next-change             Print when the site or the alerts next change by themselves.
       help <subcommand>       Show help for a subcommand.
 
       See 'newsgen help <subcommand>' for detailed help.
@@ -127,6 +128,26 @@ enum Help {
 
         ENVIRONMENT:
           NEWSGEN_HUB_CONNECTION_STRING, NEWSGEN_HUB_NAME, NEWSGEN_HUB_ENDPOINT, as for publish. Never printed.
+        """,
+        "next-change": """
+        OVERVIEW: Print when the site or the alerts next change without anyone editing a file, as RFC 3339
+        (UTC), or nothing when nothing is scheduled: the first future story's time, a story leaving the Google
+        News sitemap's 48-hour window, a held alert's next budget slot. For a cron that rebuilds, deploys and
+        publishes only when something is due.
+
+        USAGE: newsgen next-change [--json] [--ledger <path>] [--site <dir>]
+
+        OPTIONS:
+          --json                  Print every upcoming change (time, kind, story) and the next one as JSON.
+          --ledger <path>         The ledger file (default .newsgen/push-ledger.json in the site folder).
+          --site <dir>            The site folder (default: the current folder).
+          -h, --help              Show help information.
+
+        Exit status: 0 when it printed the next change or there is none (then it prints nothing), 1 when the
+        site or the ledger cannot be read, 64 for usage errors.
+
+        ENVIRONMENT:
+          SOURCE_DATE_EPOCH       "Now" (else the system clock).
         """,
         "help": """
         OVERVIEW: Show help for a subcommand.

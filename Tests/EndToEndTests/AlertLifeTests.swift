@@ -330,4 +330,47 @@ import TestSupport
         let sent = try #require((plan["stories"] as? [[String: Any]])?.compactMap { $0["result"] as? [String: Any] }.first)
         #expect((sent["telemetry"] as? [String: Any])?["state"] as? String == "Completed")
     }
+
+    // MARK: next-change
+
+    @Test func nextChangeNamesTheFirstFutureStoryTheNewsWindowAndAHeldAlert() throws {
+        let hub = try HubDouble(installations: [])
+        let site = try PublishTests.site()
+        // now 2026-11-29T15:00:00Z: "yesterday" (published 2026-11-28T09:00:00Z) leaves the news sitemap first.
+        let window = try newsgen(site, hub, ["next-change"])
+        #expect(window.status == 0, "\(window.standardError)")
+        #expect(window.standardOutput == "2026-11-30T09:00:01Z\n")
+        // A story scheduled for this evening comes first.
+        try site.write("content/world/evening.md", "---\ncategory: World\npublished: 2026-11-29T18:30:00+01:00\nbreaking: true\ntitle: Evening\n---\nLater.\n")
+        #expect(try newsgen(site, hub, ["next-change"]).standardOutput == "2026-11-29T17:30:00Z\n")
+        // With a budget and a full hour in the ledger, the held alert's slot is sooner still.
+        try site.write("newsgen.yml", PublishTests.config + "\n  budget: { alerts: 1 }\n")
+        try site.write(".newsgen/push-ledger.json", """
+        {"format": "newsgen-push-ledger-1", "sends": [{"storyId": "other", "revision": 1, "sentAt": "2026-11-29T14:20:00Z",
+         "tags": "World", "bodySHA256": "00"}]}
+        """)
+        let held = try newsgen(site, hub, ["next-change", "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(held.standardOutput.utf8)) as? [String: Any])
+        #expect(report["next"] as? String == "2026-11-29T15:20:00Z")
+        let first = try #require((report["changes"] as? [[String: Any]])?.first)
+        #expect(first["kind"] as? String == "budget-slot")
+        #expect(first["story"] as? String == "final")   // both due stories wait for the same slot
+        #expect(try newsgen(site, hub, ["next-change"]).standardOutput == "2026-11-29T15:20:00Z\n")
+        // Nothing edited, nothing sent, nothing written.
+        #expect(try hub.requests().isEmpty)
+    }
+
+    @Test func nextChangePrintsNothingWhenNothingIsScheduledAndExplainsErrors() throws {
+        let hub = try HubDouble(installations: [])
+        let site = try TemporarySite(files: ["newsgen.yml": PublishTests.config,
+                                             "content/old.md": "---\ncategory: World\npublished: 2026-10-01T10:00:00Z\ntitle: Old\n---\nOld.\n"])
+        let none = try newsgen(site, hub, ["next-change"])
+        #expect(none.status == 0)
+        #expect(none.standardOutput.isEmpty)
+        try site.write(".newsgen/push-ledger.json", "{ damaged")
+        let damaged = try newsgen(site, hub, ["next-change"])
+        #expect(damaged.status == 1)
+        #expect(damaged.standardError.contains("is damaged"))
+        #expect(try newsgen(site, hub, ["next-change", "--soon"]).status == 64)
+    }
 }
