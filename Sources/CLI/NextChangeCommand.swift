@@ -15,29 +15,16 @@ enum NextChangeCommand {
             return ExitCode.success
         }
         if let extra = parsed.positional.first { throw UsageError(message: "unexpected argument '\(extra)'", command: "next-change") }
-        let now: Timestamp
-        switch EditionFilter.currentTime(environment: environment) {
-        case .success(let value): now = value
-        case .failure(let error): console.err(error.description); return ExitCode.failure
-        }
-        let edition: Edition
-        do {
-            edition = try Edition.load(directory: parsed.options["--site"] ?? ".", cache: .read)
-            ProcessExit.keep(edition)
-        } catch {
-            console.err(error.description)
-            return ExitCode.failure
-        }
-        let ledgerPath = parsed.options["--ledger"].map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
-            ?? edition.directory + "/.newsgen/push-ledger.json"
+        guard let site = LoadedSite.load(parsed, environment: environment, console: console) else { return ExitCode.failure }
         let sent: [String: LedgerRecord]
         do {
-            sent = try Ledger.read(path: ledgerPath).byKey
+            sent = try Ledger.read(path: site.ledgerPath).byKey
         } catch {
             console.err("error: \(error.message)")
             return ExitCode.failure
         }
-        let changes = NextChange.upcoming(edition: edition, sent: sent, now: now)
+        let now = site.now
+        let changes = NextChange.upcoming(edition: site.edition, sent: sent, now: now)
         if parsed.flags.contains("--json") {
             struct JSONChange: Encodable { var time: String; var kind: String; var story: String }
             struct JSONNext: Encodable { var now: String; var next: String?; var changes: [JSONChange] }

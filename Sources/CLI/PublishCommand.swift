@@ -54,8 +54,7 @@ enum PublishCommand {
             return ExitCode.failure
         }
 
-        let ledgerPath = parsed.options["--ledger"].map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
-            ?? edition.directory + "/.newsgen/push-ledger.json"
+        let ledgerPath = ledgerFile(parsed.options["--ledger"], edition: edition)
         if let testStory {
             return TestSendCommand.run(storyID: testStory, audience: parsed.options["--to"], edition: edition, devices: devices.kinds,
                                        now: now, ledgerPath: ledgerPath, environment: environment, json: json, console: console)

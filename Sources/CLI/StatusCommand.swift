@@ -22,21 +22,8 @@ enum StatusCommand {
             }
             since = seconds
         }
-        let now: Timestamp
-        switch EditionFilter.currentTime(environment: environment) {
-        case .success(let value): now = value
-        case .failure(let error): console.err(error.description); return ExitCode.failure
-        }
-        let edition: Edition
-        do {
-            edition = try Edition.load(directory: parsed.options["--site"] ?? ".", cache: .read)
-            ProcessExit.keep(edition)
-        } catch {
-            console.err(error.description)
-            return ExitCode.failure
-        }
-        let ledgerPath = parsed.options["--ledger"].map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
-            ?? edition.directory + "/.newsgen/push-ledger.json"
+        guard let site = LoadedSite.load(parsed, environment: environment, console: console) else { return ExitCode.failure }
+        let (now, edition, ledgerPath) = (site.now, site.edition, site.ledgerPath)
         let records: [LedgerRecord]
         do {
             records = try Ledger.read(path: ledgerPath).all

@@ -282,7 +282,8 @@ import TestSupport
             let result = try publish(site, hub, arguments)
             outputs += [result.standardOutput, result.standardError]
         }
-        for arguments in [["status"], ["status", "--json"], ["status", "quake-off-coast"]] {
+        for arguments in [["status"], ["status", "--json"], ["status", "quake-off-coast"], ["next-change"], ["next-change", "--json"],
+                          ["publish", "--wait", "--json"]] {
             var env = hub.environment()
             for (key, value) in Self.now { env[key] = value }
             let result = try newsgen(arguments, in: site, environment: env)

@@ -3,11 +3,7 @@ import Testing
 
 /// The newsgen.yml and front-matter keys of an alert's life: test audience, expiry, priority, budget.
 @Suite struct AlertSettingsTests {
-    func problems(_ text: String) -> [String] {
-        var diagnostics: [Diagnostic] = []
-        _ = SiteConfig.parse(text, path: "newsgen.yml", diagnostics: &diagnostics)
-        return diagnostics.map(\.description)
-    }
+    func problems(_ text: String) -> [String] { ConfigTests().problems(text) }
 
     @Test func testTagsAreHubTags() {
         #expect(Fixtures.siteConfig(Fixtures.config + "\npush:\n  test_tags: [newsroom, desk@night]\n").push.testTags == ["newsroom", "desk@night"])
@@ -30,9 +26,7 @@ import Testing
         let config = Fixtures.siteConfig(Fixtures.config + "\npush:\n  expires: 90m\n  priority: normal\n")
         #expect(config.push.expires == 5400)
         #expect(config.push.priority == .normal)
-        var diagnostics: [Diagnostic] = []
-        _ = SiteConfig.parse(Fixtures.config + "\npush:\n  priority: hihg\n", path: "newsgen.yml", diagnostics: &diagnostics)
-        #expect(diagnostics.map(\.description) == ["newsgen.yml:18:13: error: unknown push.priority \"hihg\" (known: high, normal; did you mean \"high\"?)"])
+        #expect(ConfigTests().problems(Fixtures.config + "\npush:\n  priority: hihg\n") == ["newsgen.yml:18:13: error: unknown push.priority \"hihg\" (known: high, normal; did you mean \"high\"?)"])
     }
 
     @Test func aStoryCanShortenOrLengthenItsAlertsLife() throws {
@@ -62,11 +56,7 @@ import Testing
 }
 
 @Suite struct BudgetSettingsTests {
-    func problems(_ push: String) -> [String] {
-        var diagnostics: [Diagnostic] = []
-        _ = SiteConfig.parse(Fixtures.config + "\npush:\n" + push, path: "newsgen.yml", diagnostics: &diagnostics)
-        return diagnostics.map(\.description)
-    }
+    func problems(_ push: String) -> [String] { ConfigTests().problems(Fixtures.config + "\npush:\n" + push) }
 
     @Test func budgetInNewsgenYml() {
         #expect(Fixtures.siteConfig().push.budget == nil)
