@@ -37,11 +37,11 @@ enum PublishCommand {
         case .success(let value): now = value
         case .failure(let error): console.err(error.description); return ExitCode.failure
         }
-        defer { Edition.finishCacheWrites() }   // the story cache, written while publish goes on
         let edition: Edition
         do {
+            // Only a build writes the build cache (under its lock); publish reads it.
             edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"],
-                                       cache: dryRun || testStory != nil ? .read : .readWrite)   // a dry run or test send writes nothing
+                                       cache: .read)
             ProcessExit.keep(edition)
         } catch {
             console.err(error.description)
