@@ -38,6 +38,8 @@ public enum CLI {
             case "build": return try BuildCommand.run(rest, environment: environment, console: console, writes: true)
             case "check": return try BuildCommand.run(rest, environment: environment, console: console, writes: false)
             case "publish": return try PublishCommand.run(rest, environment: environment, console: console)
+            case "status": return try StatusCommand.run(rest, environment: environment, console: console)
+            case "next-change": return try NextChangeCommand.run(rest, environment: environment, console: console)
             default:
                 if first.hasPrefix("-") {
                     var message = "unknown option '\(first)'"

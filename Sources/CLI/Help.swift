@@ -1,6 +1,6 @@
 /// Help texts in the argument-parser style (OVERVIEW / USAGE / OPTIONS / SUBCOMMANDS).
 enum Help {
-    static let commandNames = ["build", "check", "publish", "help"]
+    static let commandNames = ["build", "check", "publish", "status", "next-change", "help"]
 
     static let overview = """
     OVERVIEW: newsgen builds a multilingual breaking-news site from Markdown stories and announces
@@ -16,6 +16,8 @@ enum Help {
       build                   Render the site into site/.
       check                   Run every validation of build and write nothing.
       publish                 Send each new breaking story to the hub as one template notification.
+      status                  Show what the hub did with the alerts in the ledger.
+      next-change             Print when the site or the alerts next change by themselves.
       help <subcommand>       Show help for a subcommand.
 
       See 'newsgen help <subcommand>' for detailed help.
@@ -77,8 +79,9 @@ enum Help {
         default) and the ledger has no record of its id at its push revision. Every accepted send is written to
         the ledger at once; a second run sends nothing.
 
-        USAGE: newsgen publish [--dry-run] [--json] [--check-live] [--live-wait <duration>] [--ledger <path>]
-                               [--base-url <url>] [--site <dir>]
+        USAGE: newsgen publish [--dry-run] [--json] [--check-live] [--live-wait <duration>] [--wait]
+                               [--ledger <path>] [--base-url <url>] [--site <dir>]
+               newsgen publish --test <story id> [--to <tag expression>] [--json] [--site <dir>]
 
         OPTIONS:
           --dry-run               Show what would be sent and what each kind of device would show; send and
@@ -86,9 +89,15 @@ enum Help {
           --json                  Print the plan (and results) as JSON.
           --check-live            Before sending a story, wait until its page answers 200 in every language.
           --live-wait <duration>  How long --check-live waits (default push.live_wait, 5m), e.g. 90s, 10m.
+          --wait                  After sending, ask the hub for each alert's first outcome (for up to 30 s;
+                                  Standard tier) and print it.
           --ledger <path>         The ledger file (default .newsgen/push-ledger.json in the site folder).
           --base-url <url>        Override base_url (story URLs in the payload and for --check-live).
           --site <dir>            The site folder (default: the current folder).
+          --test <story id>       Try the story's alert on the newsroom's own phones: the hub's test send
+                                  (at most 10 registrations, each one's outcome printed) to push.test_tags.
+                                  Any story (breaking or not, draft, old); nothing is written to the ledger.
+          --to <tag expression>   The audience of --test instead of push.test_tags, e.g. 'newsroom && !World'.
           -h, --help              Show help information.
 
         ENVIRONMENT:
@@ -98,6 +107,49 @@ enum Help {
           NEWSGEN_HUB_ENDPOINT           Replaces the endpoint, e.g. http://127.0.0.1:8085/ (plain http only
                                          for loopback).
           SOURCE_DATE_EPOCH              "Now" for deciding what is published and how old it is.
+        """,
+        "status": """
+        OVERVIEW: Show the alerts in the ledger (the last 24 hours by default): when each was sent, its tag
+        expression, and the hub's telemetry for it (state and per-platform outcome counts), or the hub's note
+        when there is none (Free and Basic hubs keep no telemetry; a new or unknown id has none yet).
+
+        USAGE: newsgen status [<story id>…] [--since <duration>] [--json] [--ledger <path>] [--site <dir>]
+
+        ARGUMENTS:
+          <story id>              Only these stories' sends, however old.
+
+        OPTIONS:
+          --since <duration>      How far back to look (default 24h), e.g. 90m, 48h.
+          --json                  Print the sends and their telemetry as JSON.
+          --ledger <path>         The ledger file (default .newsgen/push-ledger.json in the site folder).
+          --site <dir>            The site folder (default: the current folder).
+          -h, --help              Show help information.
+
+        Exit status: 0 when every question to the hub was answered (a "not available" note included), 1 when
+        the config or ledger cannot be read or a request to the hub failed, 64 for usage errors.
+
+        ENVIRONMENT:
+          NEWSGEN_HUB_CONNECTION_STRING, NEWSGEN_HUB_NAME, NEWSGEN_HUB_ENDPOINT, as for publish. Never printed.
+        """,
+        "next-change": """
+        OVERVIEW: Print when the site or the alerts next change without anyone editing a file, as RFC 3339
+        (UTC), or nothing when nothing is scheduled: the first future story's time, a story leaving the Google
+        News sitemap's 48-hour window, a held alert's next budget slot. For a cron that rebuilds, deploys and
+        publishes only when something is due.
+
+        USAGE: newsgen next-change [--json] [--ledger <path>] [--site <dir>]
+
+        OPTIONS:
+          --json                  Print every upcoming change (time, kind, story) and the next one as JSON.
+          --ledger <path>         The ledger file (default .newsgen/push-ledger.json in the site folder).
+          --site <dir>            The site folder (default: the current folder).
+          -h, --help              Show help information.
+
+        Exit status: 0 when it printed the next change or there is none (then it prints nothing), 1 when the
+        site or the ledger cannot be read, 64 for usage errors.
+
+        ENVIRONMENT:
+          SOURCE_DATE_EPOCH       "Now" (else the system clock).
         """,
         "help": """
         OVERVIEW: Show help for a subcommand.

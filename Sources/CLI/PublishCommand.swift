@@ -5,8 +5,8 @@ import Site
 
 /// `newsgen publish`: each new breaking story → one tagged, localized template notification, exactly once.
 enum PublishCommand {
-    static let flags = ["--dry-run", "--json", "--check-live", "--help"]
-    static let options = ["--site", "--ledger", "--base-url", "--live-wait"]
+    static let flags = ["--dry-run", "--json", "--check-live", "--wait", "--help"]
+    static let options = ["--site", "--ledger", "--base-url", "--live-wait", "--test", "--to"]
 
     static func run(_ arguments: [String], environment: [String: String], console: Console) throws(UsageError) -> Int32 {
         let parsed = try ParsedArguments(arguments, command: "publish", flags: flags, options: options)
@@ -24,6 +24,13 @@ enum PublishCommand {
         }
         let dryRun = parsed.flags.contains("--dry-run")
         let json = parsed.flags.contains("--json")
+        let testStory = parsed.options["--test"]
+        if testStory == nil, parsed.options["--to"] != nil {
+            throw UsageError(message: "--to names the audience of a test send; give it with --test <story id>", command: "publish")
+        }
+        if testStory != nil, let other = ["--dry-run", "--check-live", "--wait"].first(where: parsed.flags.contains) {
+            throw UsageError(message: "\(other) cannot be combined with --test (a test send goes out at once, to the test audience only)", command: "publish")
+        }
 
         let now: Timestamp
         switch EditionFilter.currentTime(environment: environment) {
@@ -47,8 +54,11 @@ enum PublishCommand {
             return ExitCode.failure
         }
 
-        let ledgerPath = parsed.options["--ledger"].map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
-            ?? edition.directory + "/.newsgen/push-ledger.json"
+        let ledgerPath = ledgerFile(parsed.options["--ledger"], edition: edition)
+        if let testStory {
+            return TestSendCommand.run(storyID: testStory, audience: parsed.options["--to"], edition: edition, devices: devices.kinds,
+                                       now: now, ledgerPath: ledgerPath, environment: environment, json: json, console: console)
+        }
         let ledger: Ledger
         do {
             ledger = dryRun ? try Ledger.read(path: ledgerPath) : try Ledger.openForSending(path: ledgerPath)
@@ -85,6 +95,7 @@ enum PublishCommand {
 
         let settings = edition.config.push
         var results: [String: SendStatus] = [:]
+        var telemetry: [String: TelemetryAnswer]?
         if !dryRun, let connection {
             let notifications = entries.compactMap { entry -> Hub.Notification? in
                 if case .send(let notification) = entry { return notification }
@@ -104,14 +115,33 @@ enum PublishCommand {
                                           policy: RetryPolicy(maxAttempts: settings.attempts), concurrency: settings.concurrency,
                                           liveCheck: checkLive ? LiveCheck(maximumWait: liveWait ?? settings.liveWait, interval: min(5, liveWait ?? 5)) : nil)
                 results = runBlocking { await publisher.publish(notifications) }
+                if parsed.flags.contains("--wait") {
+                    let reader = TelemetryReader(connection: connection, transport: transport)
+                    let sent = results
+                    telemetry = runBlocking { await firstOutcomes(sent, reader: reader) }
+                }
             }
         }
 
         let report = PublishReport(entries: entries, previews: previews, results: results, dryRun: dryRun, now: now,
                                    ledgerPath: ledgerPath, connection: connection, connectionNote: connectionNote,
-                                   defaultLanguage: edition.config.defaultLanguage)
+                                   defaultLanguage: edition.config.defaultLanguage, telemetry: telemetry)
         console.out(json ? report.json() : report.text())
         return report.hasFailures ? ExitCode.failure : ExitCode.success
+    }
+}
+
+/// `publish --wait`: the hub's first outcome for each sent story that has a notification id, by story id;
+/// all are asked at once, each for at most 30 seconds.
+func firstOutcomes(_ results: [String: SendStatus], reader: TelemetryReader) async -> [String: TelemetryAnswer] {
+    await withTaskGroup(of: (String, TelemetryAnswer).self) { group in
+        for (story, status) in results {
+            guard case .sent(let record, _) = status, let id = record.hubNotificationId else { continue }
+            group.addTask { (story, await reader.wait(id, polling: TelemetryPolling(maximumWait: 30))) }
+        }
+        var answers: [String: TelemetryAnswer] = [:]
+        for await (story, answer) in group { answers[story] = answer }
+        return answers
     }
 }
 

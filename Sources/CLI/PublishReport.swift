@@ -16,12 +16,15 @@ struct PublishReport {
     var connectionNote: String?
     /// The language whose text fills in for languages without one.
     var defaultLanguage: Language
+    /// `--wait`: the hub's first outcome per sent story (nil without `--wait`).
+    var telemetry: [String: TelemetryAnswer]? = nil
 
-    enum Outcome { case wouldSend, sent, skipped, failed }
+    enum Outcome { case wouldSend, sent, skipped, failed, held }
 
     func outcome(_ entry: PlanEntry) -> Outcome {
         switch entry {
         case .skip: return .skipped
+        case .held: return .held
         case .fail: return .failed
         case .send(let notification):
             if dryRun { return .wouldSend }
@@ -72,6 +75,8 @@ struct PublishReport {
                 lines.append("skip    \(story.id): \(reason)")
             case .fail(_, let reason):
                 lines.append("FAILED  \(story.id): \(reason); not sent")
+            case .held(let notification, let reason, _):
+                lines.append("held    \(story.id) (revision \(notification.revision)) to \(notification.tags.headerValue): \(reason)")
             case .send(let notification):
                 let head = "\(story.id) (revision \(notification.revision)) to \(notification.tags.headerValue)"
                 if dryRun {
@@ -90,6 +95,9 @@ struct PublishReport {
                         if let note = filledNote(notification) {
                             lines.append("  note: \(note)")
                         }
+                        if let telemetry {
+                            lines.append("  hub: " + (telemetry[story.id]?.note ?? StatusCommand.noIdentifier))
+                        }
                     case .failed(let reason, let attempts)?:
                         lines.append("FAILED  \(head) after \(attempts == 1 ? "1 attempt" : "\(attempts) attempts"): \(reason)")
                     case .notLive(let url, let detail)?:
@@ -103,6 +111,7 @@ struct PublishReport {
         var summary: [String] = []
         if dryRun { summary.append("\(counts[.wouldSend] ?? 0) to send") } else { summary.append("\(counts[.sent] ?? 0) sent") }
         summary.append("\(counts[.skipped] ?? 0) skipped")
+        if let held = counts[.held] { summary.append("\(held) held") }
         summary.append("\(counts[.failed] ?? 0) failed")
         lines.append(summary.joined(separator: ", "))
         return lines.joined(separator: "\n")
@@ -122,6 +131,7 @@ struct PublishReport {
             lines.append("devices:")
             for preview in devices {
                 lines.append("  \(preview.device) (\(preview.bytes) of \(DevicePreview.payloadLimit) bytes): \(preview.payload)")
+                for header in preview.headers { lines.append("    \(header.name): \(header.value)") }
             }
         }
         return lines
@@ -142,6 +152,8 @@ struct PublishReport {
         var id: String
         var action: String
         var reason: String?
+        /// A held alert's first chance.
+        var nextSlot: String?
         var revision: Int?
         var tags: String?
         var filledLanguages: [String]?
@@ -161,6 +173,15 @@ struct PublishReport {
         var payload: String
         var bytes: Int
         var overLimit: Bool
+        var headers: [String: String]?
+
+        init(_ preview: DevicePreview) {
+            device = preview.device
+            payload = preview.payload
+            headers = preview.headers.isEmpty ? nil : Dictionary(preview.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+            bytes = preview.bytes
+            overLimit = preview.isOverLimit
+        }
     }
     struct JSONResult: Encodable {
         var status: String
@@ -168,6 +189,7 @@ struct PublishReport {
         var hubNotificationId: String?
         var trackingId: String?
         var reason: String?
+        var telemetry: JSONTelemetry?
     }
 
     func json() -> String {
@@ -180,12 +202,18 @@ struct PublishReport {
             case .sent: kind = "sent"
             case .skipped: kind = "skip"
             case .failed: kind = "failed"
+            case .held: kind = "held"
             }
             summary[kind, default: 0] += 1
             var story = JSONStory(id: entry.story.id, action: kind)
             switch entry {
             case .skip(_, let reason), .fail(_, let reason):
                 story.reason = reason
+            case .held(let notification, let reason, let nextSlot):
+                story.reason = reason
+                story.revision = notification.revision
+                story.tags = notification.tags.headerValue
+                story.nextSlot = nextSlot.rfc3339
             case .send(let notification):
                 story.revision = notification.revision
                 story.tags = notification.tags.headerValue
@@ -193,12 +221,11 @@ struct PublishReport {
                 story.request = JSONRequest(method: "POST", url: requestURL,
                                             headers: Dictionary(uniqueKeysWithValues: headers(notification)),
                                             body: notification.properties, bytes: notification.body.count)
-                story.devices = (previews[notification.story.id] ?? []).map {
-                    JSONDevice(device: $0.device, payload: $0.payload, bytes: $0.bytes, overLimit: $0.isOverLimit)
-                }
+                story.devices = (previews[notification.story.id] ?? []).map(JSONDevice.init)
                 switch results[notification.story.id] {
                 case .sent(let record, let attempts)?:
-                    story.result = JSONResult(status: "sent", attempts: attempts, hubNotificationId: record.hubNotificationId, trackingId: record.trackingId)
+                    story.result = JSONResult(status: "sent", attempts: attempts, hubNotificationId: record.hubNotificationId, trackingId: record.trackingId,
+                                              telemetry: telemetry.map { JSONTelemetry($0[notification.story.id], missing: StatusCommand.noIdentifier) })
                 case .failed(let reason, let attempts)?:
                     story.result = JSONResult(status: "failed", attempts: attempts, reason: reason)
                 case .notLive(let url, let detail)?:
@@ -211,8 +238,13 @@ struct PublishReport {
         }
         let plan = JSONPlan(dryRun: dryRun, now: now.rfc3339, ledger: ledgerPath, hub: connection?.description,
                             note: dryRun ? connectionNote : nil, stories: stories, summary: summary)
+        return Self.encode(plan)
+    }
+
+    /// Pretty JSON with sorted keys, as every `--json` output is written.
+    static func encode(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(plan)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }

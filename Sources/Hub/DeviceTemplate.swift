@@ -876,3 +876,26 @@ extension DeviceTemplate {
         }
     }
 }
+
+extension DeviceTemplate {
+    /// One templated text outside a JSON document, such as a header value of an installation template
+    /// (`"apns-expiration": "$(apnsExpiration)"`): the same rules as a JSON string value, an expression only when
+    /// it starts with `$ . % # {`.
+    public struct Text: Sendable {
+        private let node: Node
+
+        public init(_ text: String, path: String) throws(DeviceTemplateError) {
+            node = try DeviceTemplate.compile(.string(text), path: path) { _ in }
+        }
+
+        public func render(_ properties: [String: String]) -> String {
+            let lookup = PropertyLookup(properties)
+            switch node {
+            case .literal(let text): return text
+            case .expression(.numeric(let name)): return lookup.value(name)
+            case .expression(.text(let parts)): return parts.map { DeviceTemplate.evaluate($0, lookup: lookup) }.joined()
+            case .object, .array, .number, .bool, .null: return ""
+            }
+        }
+    }
+}

@@ -30,6 +30,16 @@ public struct HubConnection: Sendable, CustomStringConvertible {
     /// The send URL.
     public var messagesURL: String { baseURL + Self.pathSegment(hubName) + "/messages?api-version=\(Self.apiVersion)" }
 
+    /// The hub's test send: the same request with `test` in the query (at most 10 registrations, each one's
+    /// outcome in the answer).
+    public var testMessagesURL: String { messagesURL + "&test" }
+
+    /// A message's telemetry (`Location` of its send, Standard tier).
+    public func messageURL(notificationID: String) -> String {
+        baseURL + Self.pathSegment(hubName) + "/messages/" + AccessSignature.percentEncode(notificationID, uppercaseHex: true)
+            + "?api-version=\(Self.apiVersion)"
+    }
+
     /// The resource the token is signed for: the hub URL (lowercased and percent-encoded by AccessSignature).
     public var resourceURI: String { baseURL + Self.pathSegment(hubName) }
 

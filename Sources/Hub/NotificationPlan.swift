@@ -12,6 +12,9 @@ import Site
 /// - `storyId`, `revision`, `notificationId` (`<storyId>:<revision>`, the same on every retry and re-run:
 ///   apps de-duplicate and group alerts with it), `category` (main category), `categories` (comma-separated),
 ///   `published` (RFC 3339)
+/// - `collapseId` (the story id, the same for every revision: an update replaces the earlier alert), `expiresAt`
+///   (RFC 3339), `apnsExpiration` (epoch seconds), `ttl` (FCM duration, e.g. `10800s`), `priority` (`high` or
+///   `normal`), `apnsPriority` (`10` or `5`), `fcmPriority` (`HIGH` or `NORMAL`)
 public struct Notification: Sendable {
     public var story: Story
     public var revision: Int
@@ -71,10 +74,12 @@ public enum PlanEntry: Sendable {
     case skip(Story, reason: String)
     /// Should be announced but cannot be (e.g. a language has no text under `missing_text: fail`).
     case fail(Story, reason: String)
+    /// Due, but over the alert budget: a later run sends it when a slot opens (still within `push.max_age`).
+    case held(Notification, reason: String, nextSlot: Timestamp)
 
     public var story: Story {
         switch self {
-        case .send(let notification): notification.story
+        case .send(let notification), .held(let notification, _, _): notification.story
         case .skip(let story, _), .fail(let story, _): story
         }
     }
@@ -101,7 +106,7 @@ public struct NotificationPlanner: Sendable {
     /// One entry per breaking story, oldest first (so the newest alert arrives last and shows on top).
     public func plan() -> [PlanEntry] {
         let links = permalinks()
-        return breakingStories().map { entry(for: $0, links: links) }
+        return keepToBudget(breakingStories().map { entry(for: $0, links: links) })
     }
 
     func breakingStories() -> [Story] {
@@ -117,6 +122,34 @@ public struct NotificationPlanner: Sendable {
         var linksConfig = config
         if let baseURL { linksConfig.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/" }
         return Permalinks(config: linksConfig, clock: clock)
+    }
+    /// Holds the due alerts that `push.budget` has no room for, counting the ledger's sends and, in order, the
+    /// alerts this run sends before them. A story marked `push.budget: exempt` goes out anyway (and counts).
+    func keepToBudget(_ entries: [PlanEntry]) -> [PlanEntry] {
+        guard let budget = settings.budget else { return entries }
+        var sends = AlertBudget.sends(from: Array(sent.values))
+        return entries.map { entry in
+            guard case .send(let notification) = entry else { return entry }
+            let tags = notification.tags.tags
+            if !notification.story.push.budgetExempt,
+               let hold = budget.hold(tags: tags, sends: sends, now: now.secondsSinceEpoch) {
+                return .held(notification, reason: Self.describe(hold, budget, story: notification.story, maxAge: settings.maxAge),
+                             nextSlot: hold.nextSlot)
+            }
+            sends.append(CountedSend(time: now.secondsSinceEpoch, tags: tags))
+            return entry
+        }
+    }
+
+    static func describe(_ hold: BudgetHold, _ budget: AlertBudget, story: Story, maxAge: Double) -> String {
+        let window = budget.window == 3600 ? "hour" : describe(budget.window)
+        let what = hold.tag.map { "\(hold.count) \($0) alerts" } ?? "\(hold.count)"
+        var text = "over the alert budget (\(what) in the last \(window), next slot at \(hold.nextSlot.rfc3339))"
+        let lastChance = story.published.secondsSinceEpoch + maxAge
+        if hold.nextSlot.secondsSinceEpoch > lastChance {
+            text += "; push.max_age ends before that, at \(Timestamp(secondsSinceEpoch: lastChance).rfc3339), so it will not be announced unless it is marked push.budget: exempt"
+        }
+        return text
     }
 
     func entry(for story: Story, links: Permalinks) -> PlanEntry {
@@ -134,6 +167,20 @@ public struct NotificationPlanner: Sendable {
         switch notification(for: story, links: links) {
         case .success(let notification): return .send(notification)
         case .failure(let problem): return .fail(story, reason: problem.reason)
+        }
+    }
+
+    /// `publish --test`: the notification of any story (breaking or not, draft or not, old or new, sent or not),
+    /// built exactly as the real send would be, addressed to `tags` instead of its categories.
+    /// nil when no story has that id.
+    public func testEntry(storyID: String, to tags: TagExpression) -> PlanEntry? {
+        guard let story = edition.stories.first(where: { $0.id == storyID }) else { return nil }
+        switch notification(for: story, links: permalinks()) {
+        case .success(var notification):
+            notification.tags = tags
+            return .send(notification)
+        case .failure(let problem):
+            return .fail(story, reason: problem.reason)
         }
     }
 
@@ -179,16 +226,32 @@ public struct NotificationPlanner: Sendable {
         properties["category"] = story.categories[0].name
         properties["categories"] = story.categories.map(\.name).joined(separator: ",")
         properties["published"] = story.published.rfc3339
+        for (name, value) in Self.lifeProperties(storyID: story.id, expires: story.push.expires ?? settings.expires,
+                                                 priority: settings.priority, now: now) {
+            properties[name] = value
+        }
         let urls = pageLanguages.map { (language: $0, url: links.absolute(links.story(story, $0))) }
         return .success(Notification(story: story, revision: revision, tags: tags, properties: properties,
                                      filledLanguages: filled, pageURLs: urls))
     }
 
-    static func describe(_ seconds: Double) -> String {
-        let minutes = Int(seconds / 60)
-        if minutes < 60 { return "\(minutes) min" }
-        if minutes >= 48 * 60 { return "\(minutes / (24 * 60)) days" }
-        if minutes % 60 == 0 { return "\(minutes / 60) h" }
-        return "\(minutes / 60) h \(minutes % 60) min"
+    /// What device templates need to let an alert expire, replace the earlier alert of the same story, and wake
+    /// the phone or not, in the forms the platforms want: APNs `apns-expiration` is epoch seconds, FCM v1 `ttl`
+    /// a duration in seconds (`10800s`), APNs priority 10 or 5, FCM `HIGH` or `NORMAL`. The expiry counts from
+    /// the send (`now`), so an alert held back by the budget still lives its whole time.
+    static func lifeProperties(storyID: String, expires: Double, priority: PushSettings.Priority, now: Timestamp) -> [String: String] {
+        let seconds = Int(expires.rounded(.down))
+        let expiresAt = Timestamp(secondsSinceEpoch: now.secondsSinceEpoch.rounded(.down) + Double(seconds))
+        return [
+            "collapseId": storyID,
+            "expiresAt": expiresAt.rfc3339,
+            "apnsExpiration": String(Int(expiresAt.secondsSinceEpoch)),
+            "ttl": "\(seconds)s",
+            "priority": priority.rawValue,
+            "apnsPriority": priority == .high ? "10" : "5",
+            "fcmPriority": priority == .high ? "HIGH" : "NORMAL",
+        ]
     }
+
+    static func describe(_ seconds: Double) -> String { DurationText.describe(seconds) }
 }

@@ -10,6 +10,12 @@ public enum SendStatus: Sendable {
     case notLive(url: String, detail: String)
 }
 
+/// How a test send ended.
+public enum TestSendStatus: Sendable {
+    case reached(TestSendOutcome, attempts: Int)
+    case failed(String, attempts: Int)
+}
+
 /// Bounded wait for a story's pages to be served before its alert goes out (phones must never open a 404).
 public struct LiveCheck: Sendable {
     public var maximumWait: Double
@@ -97,20 +103,7 @@ public struct Publisher: Sendable {
                 return .failed("not sent, because the ledger cannot record sends (\(failure.message)); fix it and run again", attempts: attempt)
             }
             attempt += 1
-            let outcome: SendOutcome
-            var response: HTTPResponse?
-            var detail: String
-            do {
-                let answer = try await transport.send(request(for: notification))
-                response = answer
-                outcome = .status(answer.status, retryAfter: answer.header("Retry-After"))
-                detail = "HTTP \(answer.status)"
-                if let tracking = answer.header("TrackingId") { detail += " (tracking id \(tracking))" }
-            } catch {
-                let transient = ![.invalidURL, .insecureURL, .tls].contains(error.kind)
-                outcome = .networkError(transient: transient)
-                detail = error.description
-            }
+            let (outcome, response, detail) = await attemptOnce(request(for: notification))
             switch policy.decide(attempt: attempt, outcome: outcome, jitter: jitter()) {
             case .success:
                 let record = LedgerRecord(
@@ -128,12 +121,54 @@ public struct Publisher: Sendable {
             case .retry(let delay):
                 await sleep(delay)
             case .giveUp(let reason):
-                // The policy's reason starts with the status ("HTTP 403: …"); the detail adds the tracking id.
-                var explanation = Substring(reason)
-                if let response, explanation.hasPrefix("HTTP \(response.status): ") {
-                    explanation = explanation.dropFirst("HTTP \(response.status): ".count)
+                return .failed(Self.failure(detail, reason, response), attempts: attempt)
+            }
+        }
+    }
+
+    /// One request: how it ended for the retry policy, the answer if there was one, and words for people.
+    func attemptOnce(_ request: HTTPRequest) async -> (SendOutcome, HTTPResponse?, String) {
+        do {
+            let answer = try await transport.send(request)
+            var detail = "HTTP \(answer.status)"
+            if let tracking = answer.header("TrackingId") { detail += " (tracking id \(tracking))" }
+            return (.status(answer.status, retryAfter: answer.header("Retry-After")), answer, detail)
+        } catch {
+            let transient = ![.invalidURL, .insecureURL, .tls].contains(error.kind)
+            return (.networkError(transient: transient), nil, error.description)
+        }
+    }
+
+    /// The policy's reason starts with the status ("HTTP 403: …"); the detail adds the tracking id.
+    static func failure(_ detail: String, _ reason: String, _ response: HTTPResponse?) -> String {
+        var explanation = Substring(reason)
+        if let response, explanation.hasPrefix("HTTP \(response.status): ") {
+            explanation = explanation.dropFirst("HTTP \(response.status): ".count)
+        }
+        return "\(detail): \(explanation)"
+    }
+
+    /// `publish --test`: the hub's test send (`test` in the query), which reaches at most 10 registrations and
+    /// answers with each one's outcome. Retried like a real send; never recorded in the ledger, so the real
+    /// publish later still sends the story once.
+    public func testSend(_ notification: Notification) async -> TestSendStatus {
+        var attempt = 0
+        while true {
+            attempt += 1
+            var request = request(for: notification)
+            request.url = connection.testMessagesURL
+            let (outcome, response, detail) = await attemptOnce(request)
+            switch policy.decide(attempt: attempt, outcome: outcome, jitter: jitter()) {
+            case .success:
+                let text = String(decoding: response?.body ?? [], as: UTF8.self)
+                guard let answer = TestSendOutcome(xml: text) else {
+                    return .failed("\(detail): the hub accepted it but did not answer with the outcome of each registration", attempts: attempt)
                 }
-                return .failed("\(detail): \(explanation)", attempts: attempt)
+                return .reached(answer, attempts: attempt)
+            case .retry(let delay):
+                await sleep(delay)
+            case .giveUp(let reason):
+                return .failed(Self.failure(detail, reason, response), attempts: attempt)
             }
         }
     }

@@ -20,6 +20,13 @@ public enum PushCheck {
                                               message: "category \"\(category.name)\" cannot be a push tag: \(reason)"))
             }
         }
+        // The test audience is made of tags too.
+        for tag in edition.config.push.testTags {
+            if let reason = TagExpression.validateTag(tag) {
+                diagnostics.append(Diagnostic(path: Edition.configFile, location: edition.configLocation(ofTestTag: tag),
+                                              message: "push.test_tags: \"\(tag)\" cannot be a push tag: \(reason)"))
+            }
+        }
         // Every breaking story as publish would announce it, whatever its date, draft state, correction or the
         // ledger say, so that nothing in the content folder fails only later. A story's plan and renders need no
         // other story's: on every core (a site has hundreds of breaking stories, each rendered for every device).

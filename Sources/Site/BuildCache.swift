@@ -27,7 +27,7 @@ enum BuildCache {
     static let storyCacheFolder = ".newsgen"
     static let storyCacheFile = "story-cache"
     static let outputCachePrefix = "build-"
-    static let formatVersion: UInt64 = 2
+    static let formatVersion: UInt64 = 4
 
     /// The running binary (size, time, inode): caches written by another build of newsgen are not trusted.
     static let executableIdentity: UInt64 = {
@@ -526,6 +526,8 @@ struct StoryCache {
         details.localized(story.corrections)
         details.localized(story.push.text)
         details.int(story.push.revision)
+        details.optionalString(story.push.expires.map { String($0) })
+        details.bool(story.push.budgetExempt)
         w.int(details.bytes.count)
         w.bytes += details.bytes
         let codes = story.bodies.keys.sorted()
@@ -587,7 +589,8 @@ struct StoryCache {
             return skipStrings(2 * pairs)
         }
         guard let authors = r.count(), skipStrings(authors), let hasImage = r.bool(), skipStrings(hasImage ? 1 : 0),
-              skipLocalized(), skipLocalized(), skipLocalized(), skipLocalized(), r.int() != nil else { return false }
+              skipLocalized(), skipLocalized(), skipLocalized(), skipLocalized(), r.int() != nil,
+              let hasExpiry = r.bool(), skipStrings(hasExpiry ? 1 : 0), r.bool() != nil else { return false }
         return r.atEnd
     }
 
@@ -596,11 +599,12 @@ struct StoryCache {
         var r = ByteReader(Array(bytes))
         guard let authors = r.strings(), let image = r.optionalString(), let titles = r.localized(),
               let summaries = r.localized(), let corrections = r.localized(), let pushText = r.localized(),
-              let revision = r.int() else {
+              let revision = r.int(), let expires = r.optionalString(), let budgetExempt = r.bool() else {
             preconditionFailure("story cache details changed after they were checked")
         }
-        return Story.Details(authors: authors, image: image, titles: titles, summaries: summaries,
-                             corrections: corrections, push: PushRequest(text: pushText, revision: revision))
+        return Story.Details(authors: authors, image: image, titles: titles, summaries: summaries, corrections: corrections,
+                             push: PushRequest(text: pushText, revision: revision, expires: expires.flatMap { Double($0) },
+                                               budgetExempt: budgetExempt))
     }
 }
 

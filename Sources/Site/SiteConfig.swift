@@ -17,6 +17,21 @@ public enum MissingLanguagePolicy: String, Sendable, CaseIterable {
     case skip
 }
 
+/// At most `alerts` alerts in any rolling `window`, counted over all sends or per tag (`push.budget`).
+public struct AlertBudget: Sendable, Hashable {
+    public var alerts: Int
+    public var window: Double = 3600
+    /// Count each tag's sends on their own: a phone following World is spared a fifth World alert while a
+    /// Sports alert still goes out.
+    public var perTag = false
+
+    public init(alerts: Int, window: Double = 3600, perTag: Bool = false) {
+        self.alerts = alerts
+        self.window = window
+        self.perTag = perTag
+    }
+}
+
 /// Settings for `newsgen publish` (the `push:` section of newsgen.yml).
 public struct PushSettings: Sendable, Hashable {
     public enum MissingText: String, Sendable, CaseIterable { case fill, fail }
@@ -33,6 +48,15 @@ public struct PushSettings: Sendable, Hashable {
     public var concurrency = 8
     /// How long `--check-live` waits for a story URL to answer 200.
     public var liveWait: Double = 300
+    /// How long an alert stays deliverable after it is sent (a phone that was off longer never shows it).
+    public var expires: Double = 3 * 3600
+    public enum Priority: String, Sendable, CaseIterable { case high, normal }
+    /// `high` wakes the phone at once (APNs 10, FCM HIGH); `normal` lets the platform save battery.
+    public var priority: Priority = .high
+    /// None: no limit.
+    public var budget: AlertBudget?
+    /// The newsroom's own phones (`publish --test` sends there; empty means `--to` must be given).
+    public var testTags: [String] = []
 }
 
 /// Feeds (the `feeds:` section of newsgen.yml).
@@ -286,7 +310,9 @@ public struct SiteConfig: Sendable, Hashable {
     private static func parsePush(_ node: YAMLNode, fields: inout Fields) -> PushSettings {
         var push = PushSettings()
         let map = fields.mapping(node, known: ["hub", "property_prefix", "max_age", "missing_text", "attempts",
-                                               "connect_timeout", "timeout", "concurrency", "live_wait"], what: "push")
+                                               "connect_timeout", "timeout", "concurrency", "live_wait", "test_tags",
+                                               "expires", "priority", "budget"],
+                                    what: "push")
         if let n = map["hub"] { push.hub = fields.string(n, "push.hub") }
         if let n = map["property_prefix"], let text = fields.string(n, "push.property_prefix") {
             if text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) { push.propertyPrefix = text } else {
@@ -304,6 +330,39 @@ public struct SiteConfig: Sendable, Hashable {
         if let n = map["timeout"], let v = fields.duration(n, "push.timeout") { push.timeout = v }
         if let n = map["concurrency"], let v = fields.positiveInt(n, "push.concurrency", max: 64) { push.concurrency = v }
         if let n = map["live_wait"], let v = fields.duration(n, "push.live_wait") { push.liveWait = v }
+        if let n = map["expires"], let v = fields.duration(n, "push.expires") { push.expires = v }
+        if let n = map["priority"], let text = fields.string(n, "push.priority") {
+            if let v = PushSettings.Priority(rawValue: text) { push.priority = v } else {
+                fields.sink.error(Suggestion.unknown("push.priority", text, known: PushSettings.Priority.allCases.map(\.rawValue)),
+                                  at: n.location)
+            }
+        }
+        if let n = map["budget"] {
+            let budget = fields.mapping(n, known: ["alerts", "window", "per"], what: "push.budget")
+            if let alertsNode = budget["alerts"] {
+                if let alerts = fields.positiveInt(alertsNode, "push.budget.alerts", max: 1000) {
+                    push.budget = AlertBudget(alerts: alerts)
+                }
+            } else if n.mapping != nil {
+                fields.sink.error("push.budget needs alerts, e.g. budget: { alerts: 4, window: 1h }", at: n.location)
+            }
+            if let windowNode = budget["window"], let window = fields.duration(windowNode, "push.budget.window") {
+                if window > 0 { push.budget?.window = window } else {
+                    fields.sink.error("push.budget.window must be longer than 0s", at: windowNode.location)
+                }
+            }
+            if let perNode = budget["per"], let per = fields.string(perNode, "push.budget.per") {
+                if per == "tag" || per == "overall" { push.budget?.perTag = per == "tag" } else {
+                    fields.sink.error(Suggestion.unknown("push.budget.per", per, known: ["overall", "tag"]), at: perNode.location)
+                }
+            }
+        }
+        if let n = map["test_tags"] {
+            // Whether each is a valid tag is the hub's rule (PushCheck).
+            for (tag, _) in fields.stringList(n, "push.test_tags") where !push.testTags.contains(tag) {
+                push.testTags.append(tag)
+            }
+        }
         return push
     }
 

@@ -22,9 +22,18 @@ extension Edition {
 
     /// Where a category's name is in newsgen.yml.
     public func configLocation(ofCategory name: String) -> SourceLocation? {
+        configRoot()?["categories"]?.sequence?.lazy.compactMap { $0["name"] }.first { $0.string == name }?.location
+    }
+
+    /// Where a tag of `push.test_tags` is in newsgen.yml (a list, or one tag).
+    public func configLocation(ofTestTag tag: String) -> SourceLocation? {
+        guard let node = configRoot()?["push"]?["test_tags"] else { return nil }
+        return (node.sequence ?? [node]).first { $0.string == tag }?.location
+    }
+
+    private func configRoot() -> YAMLNode? {
         guard let bytes = try? FileSystem.read(directory + "/" + Self.configFile),
-              let text = String(validating: bytes, as: UTF8.self),
-              let root = (try? YAMLDocument.parse(text)) ?? nil else { return nil }
-        return root["categories"]?.sequence?.lazy.compactMap { $0["name"] }.first { $0.string == name }?.location
+              let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        return (try? YAMLDocument.parse(text)) ?? nil
     }
 }

@@ -46,6 +46,17 @@ public struct PushRequest: Sendable, Hashable {
     public var text: LocalizedText
     /// Bump to announce the story once more.
     public var revision: Int
+    /// Replaces `push.expires` of newsgen.yml for this story's alert (seconds).
+    public var expires: Double?
+    /// `push.budget: exempt`: a story that cannot wait goes out even over the alert budget (and still counts).
+    public var budgetExempt: Bool
+
+    public init(text: LocalizedText, revision: Int, expires: Double? = nil, budgetExempt: Bool = false) {
+        self.text = text
+        self.revision = revision
+        self.expires = expires
+        self.budgetExempt = budgetExempt
+    }
 }
 
 /// A story as the editor wrote it, validated against the site config.
@@ -355,10 +366,20 @@ struct StoryParser {
         }
         var push = PushRequest(text: LocalizedText(), revision: 1)
         if let node = map["push"] {
-            let pushMap = fields.mapping(node, known: ["text", "revision"], what: "push")
+            let pushMap = fields.mapping(node, known: ["text", "revision", "expires", "budget"], what: "push")
             if let textNode = pushMap["text"] { push.text = fields.localized(textNode, "push.text", languages: languages) }
             if let revisionNode = pushMap["revision"], let revision = fields.positiveInt(revisionNode, "push.revision") {
                 push.revision = revision
+            }
+            if let expiresNode = pushMap["expires"], let expires = fields.duration(expiresNode, "push.expires") {
+                if expires > 0 { push.expires = expires } else {
+                    fields.sink.error("push.expires must be longer than 0s", at: expiresNode.location)
+                }
+            }
+            if let budgetNode = pushMap["budget"], let text = fields.string(budgetNode, "push.budget") {
+                if text == "exempt" { push.budgetExempt = true } else {
+                    fields.sink.error(Suggestion.unknown("push.budget value", text, known: ["exempt"]), at: budgetNode.location)
+                }
             }
         }
 

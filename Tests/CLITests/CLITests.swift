@@ -127,7 +127,7 @@ enum CLIFixture {
 @Suite struct HelpTextTests {
     static let goldenFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 
-    @Test(arguments: ["build", "check"]) func commandHelpMatchesItsGoldenFile(_ command: String) {
+    @Test(arguments: ["build", "check", "publish", "status", "next-change"]) func commandHelpMatchesItsGoldenFile(_ command: String) {
         let run = Run(["help", command])
         #expect(run.status == 0)
         #expect(run.err.isEmpty)
@@ -147,6 +147,20 @@ enum CLIFixture {
         #expect(reference.out.contains("\nUSAGE: newsgen \(command) [--drafts] [--future]"))
         #expect(reference.out.contains("\nOPTIONS:\n"))
         #expect(reference.out.contains("\n  -h, --help              Show help information."))
+    }
+
+    @Test(arguments: ["publish", "status", "next-change"]) func theAlertCommandsAnswerHelpTheSameWay(_ command: String) {
+        let reference = Run(["help", command])
+        for arguments in [[command, "--help"], [command, "-h"], [command, "--json", "--help"]] {
+            let run = Run(arguments)
+            #expect(run.status == 0, "\(arguments)")
+            #expect(run.out == reference.out, "\(arguments)")
+        }
+        #expect(reference.out.contains("\nUSAGE: newsgen \(command) "))
+        #expect(Run(["help"]).out.contains("\n  \(command) "))
+        let typo = Run([command, "--jsn"])
+        #expect(typo.status == 64)
+        #expect(typo.err.contains("unknown option '--jsn' for '\(command)'; did you mean '--json'?"))
     }
 
     @Test func overviewListsTheSubcommands() {

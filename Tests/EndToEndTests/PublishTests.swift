@@ -308,8 +308,16 @@ import TestSupport
         let hub = try HubDouble(installations: Self.phones)
         let site = try Self.site()
         var outputs: [String] = []
-        for arguments in [["--dry-run"], ["--dry-run", "--json"], [], ["--json"]] {
+        for arguments in [["--dry-run"], ["--dry-run", "--json"], [], ["--json"],
+                          ["--test", "calm", "--to", "World"], ["--test", "calm", "--to", "World", "--json"]] {
             let result = try publish(site, hub, arguments)
+            outputs += [result.standardOutput, result.standardError]
+        }
+        for arguments in [["status"], ["status", "--json"], ["status", "quake-off-coast"], ["next-change"], ["next-change", "--json"],
+                          ["publish", "--wait", "--json"]] {
+            var env = hub.environment()
+            for (key, value) in Self.now { env[key] = value }
+            let result = try newsgen(arguments, in: site, environment: env)
             outputs += [result.standardOutput, result.standardError]
         }
         let bad = try publish(site, hub, environment: ["NEWSGEN_HUB_CONNECTION_STRING": "Endpoint=sb://x/;SharedAccessKeyName=k;SharedAccessKey=\(HubDouble.sendKey);Bogus",

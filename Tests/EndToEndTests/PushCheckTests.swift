@@ -114,6 +114,17 @@ import TestSupport
         #expect(result.standardError.hasSuffix("\n1 error; nothing was written\n"))
     }
 
+    /// The test audience of `publish --test` is held to the same tag rules, in newsgen.yml.
+    @Test func aTestTagThatCannotBeATagFailsCheckInTheConfig() throws {
+        for (tags, column) in [("[newsroom, news room]", 25), ("news room", 14)] {
+            let site = try Self.site(config: Self.config + "\npush:\n  test_tags: \(tags)\n")
+            let result = try newsgen(["check"], in: site, environment: BuildFixtures.now)
+            #expect(result.status == 1)
+            #expect(result.standardError == "newsgen.yml:36:\(column): error: push.test_tags: \"news room\" cannot be a push tag: U+0020 at position 5 is not allowed in a tag; use ASCII letters, digits and _ @ # . : -\n1 error; nothing was written\n",
+                    "\(result.standardError)")
+        }
+    }
+
     @Test func buildFailsTheSameWayAndLeavesThePreviousSiteAlone() throws {
         let site = try Self.site(["content/world/quake.md": Self.story(categories: ["World", "Sports"])])
         let first = try newsgen(["build"], in: site, environment: BuildFixtures.now)

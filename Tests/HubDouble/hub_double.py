@@ -34,10 +34,16 @@ from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlsplit
 
 LOOPBACK = "127.0.0.1"
 MAX_SEND_BODY = 65536  # bytes; larger template sends get 413 (hub-protocol.md §3.7)
-MAX_READ_BODY = 8 * 1024 * 1024  # anything larger is refused without reading it
+MAX_READ_BODY = 8 * 1024 * 1024
+MAX_TEST_SENDS_PER_MINUTE = 10  # debug sends (`test` flag) per minute (hub-protocol.md §3.5)
+MAX_TEST_DELIVERIES = 10  # a debug send reaches at most this many registrations  # anything larger is refused without reading it
 KNOWN_RIGHTS = ("Listen", "Manage", "Send")
 KNOWN_PLATFORMS = ("apns", "fcmv1", "gcm", "wns", "mpns", "adm", "baidu", "browser", "xiaomi")
 TIERS = ("free", "basic", "standard")
+# Telemetry's per-platform element names (<ApnsOutcomeCounts>, …) and TargetPlatforms names.
+PLATFORM_ELEMENTS = {"apns": "Apns", "fcmv1": "FcmV1", "gcm": "Gcm", "wns": "Wns", "mpns": "Mpns", "adm": "Adm",
+                     "baidu": "Baidu", "browser": "Browser", "xiaomi": "Xiaomi"}
+PLATFORM_NAMES = {"apns": "apple", "fcmv1": "fcmv1", "gcm": "gcm", "wns": "windows", "mpns": "windowsphone"}
 XML_CONTENT_TYPE = "application/xml; charset=utf-8"
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
@@ -530,9 +536,14 @@ def normalize_installation(data, where: str, expected_id=None):
             raise InputError(f"{twhere}: 'tags' must be a list of strings")
         ttags = [check_tag(tag, twhere) for tag in ttags]
         entry = {"body": body, "tags": ttags, "parsed": parsed}
-        for optional in ("expiry", "headers"):
-            if optional in template:
-                entry[optional] = template[optional]
+        if "headers" in template:
+            entry["headers"] = check_template_headers(template["headers"], platform.lower(), twhere)
+        if "expiry" in template:
+            expiry = template["expiry"]
+            if not isinstance(expiry, str):
+                raise InputError(f"{twhere}: 'expiry' must be a string (a date, \"0\" or a template expression)")
+            _compile_for(expiry, twhere + ", expiry")
+            entry["expiry"] = expiry
         templates[name] = entry
     return {
         "installationId": installation_id,
@@ -542,6 +553,39 @@ def normalize_installation(data, where: str, expected_id=None):
         "userId": user_id,
         "templates": templates,
     }
+
+
+def _compile_for(text, where):
+    try:
+        return compile_template_string(text)
+    except InputError as error:
+        raise InputError(f"{where}: {error}") from None
+
+
+def check_template_headers(headers, platform, where):
+    """Template headers as the hub validates them at registration: strings rendered with the template language;
+    on Apple templates only apns-* names, apns-priority a byte or an expression, apns-expiration whole seconds or
+    an expression. FCM takes its ttl and priority in the body, so its templates carry no headers."""
+    if not isinstance(headers, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise InputError(f"{where}: 'headers' must be an object of header name → string")
+    if platform in ("fcmv1", "gcm") and headers:
+        raise InputError(f"{where}: FCM templates carry no headers; put ttl and priority in the body "
+                         "(message.android.ttl, message.android.priority)")
+    for name, value in headers.items():
+        hwhere = f"{where}, header {name!r}"
+        if not re.fullmatch(r"[A-Za-z0-9-]+", name):
+            raise InputError(f"{hwhere}: not an HTTP header name")
+        parts = _compile_for(value, hwhere)
+        if platform != "apns":
+            continue
+        lower = name.lower()
+        if not lower.startswith("apns-"):
+            raise InputError(f"{hwhere}: the headers of an Apple template must be named apns-*")
+        if parts is None and lower == "apns-priority" and not (re.fullmatch(r"[0-9]{1,3}", value) and int(value) < 256):
+            raise InputError(f"{hwhere}: apns-priority must be a byte (10, 5 or 1) or a template expression")
+        if parts is None and lower == "apns-expiration" and not re.fullmatch(r"[0-9]+", value):
+            raise InputError(f"{hwhere}: apns-expiration must be whole seconds since 1970 or a template expression")
+    return dict(headers)
 
 
 def installation_to_json(inst):
@@ -645,6 +689,10 @@ class HubState:
             self.installations = {inst["installationId"]: inst for inst in self.initial_installations}
             self.requests = []
             self.deliveries = []
+            self.messages = {}
+            self.telemetry_delay_ms = 0
+            self.telemetry_overrides = {}
+            self.test_sends = []
             self.faults = []
             self.latency_ms = 0
             self.accepted_connections = 0
@@ -930,6 +978,9 @@ class HubHandler(BaseHTTPRequestHandler):
         elif len(segments) == 3 and segments[0].lower() == state.hub.lower() and segments[1] == "installations" \
                 and segments[2]:
             route = "installation"
+        elif len(segments) == 3 and segments[0].lower() == state.hub.lower() and segments[1] == "messages" \
+                and segments[2]:
+            route = "telemetry"
         if route is None:
             return self.xml(404, f"No message branch at the URI {target.path}")
 
@@ -946,7 +997,7 @@ class HubHandler(BaseHTTPRequestHandler):
                 return self.fault_response(fault)
             # a delay-only fault: continue and answer normally
 
-        allowed = {"messages": ("POST",), "installation": ("PUT", "GET", "DELETE")}[route]
+        allowed = {"messages": ("POST",), "installation": ("PUT", "GET", "DELETE"), "telemetry": ("GET",)}[route]
         if self.command not in allowed:
             return self.xml(405, f"The method {self.command} is not allowed here; use {' or '.join(allowed)}",
                             [("Allow", ", ".join(allowed))])
@@ -964,6 +1015,10 @@ class HubHandler(BaseHTTPRequestHandler):
                 return self.xml(413, "Requested entity too large. The message size cannot be over 64 Kb",
                                 close=body is None)
             return self.send_notification(body, query, record)
+        if route == "telemetry":
+            if not rule["rights"] & {"Send", "Manage"}:
+                return Response(403, b"", None, self.tracking_headers())
+            return self.telemetry(segments[2])
         if not rule["rights"] & {"Listen", "Manage"}:
             return Response(403, b"", None, self.tracking_headers())
         return self.installation(segments[2], body)
@@ -1058,6 +1113,19 @@ class HubHandler(BaseHTTPRequestHandler):
             except InputError as error:
                 return self.xml(400, f"Invalid tag expression: {error}")
         is_test = "test" in query
+        if is_test:
+            # Test sends are throttled to 10 a minute (hub-protocol.md §3.5); the hub answers like any throttle.
+            now = time.time()
+            with state.lock:
+                state.test_sends = [moment for moment in state.test_sends if moment > now - 60]
+                if len(state.test_sends) >= MAX_TEST_SENDS_PER_MINUTE:
+                    wait = int(state.test_sends[0] + 60 - now) + 1
+                    throttled = True
+                else:
+                    state.test_sends.append(now)
+                    throttled = False
+            if throttled:
+                return self.xml(429, "Test sends are limited to 10 a minute", [("Retry-After", str(wait))])
         pass_through = {name: value for name, value in self.headers.items() if name.lower().startswith("apns-")}
 
         notification_id = state.next_notification_id()
@@ -1073,6 +1141,11 @@ class HubHandler(BaseHTTPRequestHandler):
                 if expression is not None and not expression.matches(tags):
                     continue
                 payload = render_template(template["parsed"], properties)
+                # The registration's own headers, rendered like the body, go on top of the send's pass-through ones.
+                lowered = {key.lower(): value for key, value in properties.items()}
+                headers = dict(pass_through)
+                for header, value in template.get("headers", {}).items():
+                    headers[header] = str(render_string(value, lowered))
                 deliveries.append({
                     "notificationId": notification_id,
                     "installationId": inst["installationId"],
@@ -1083,13 +1156,16 @@ class HubHandler(BaseHTTPRequestHandler):
                     "tagExpression": tag_headers[0] if tag_headers else None,
                     "payload": payload,
                     "payloadText": json.dumps(payload, ensure_ascii=False, separators=(",", ":")),
-                    "headers": pass_through,
+                    "headers": headers,
+                    "expiry": str(render_string(template["expiry"], lowered)) if "expiry" in template else None,
                     "test": is_test,
                 })
         if is_test:
-            deliveries = deliveries[:10]  # debug sends reach at most 10 devices (hub-protocol.md §3.5)
+            deliveries = deliveries[:MAX_TEST_DELIVERIES]
         with state.lock:
             state.deliveries.extend(deliveries)
+            state.messages[notification_id] = {"time": state.now(), "body": text, "deliveries": deliveries,
+                                               "test": is_test}
         record["notificationId"] = notification_id
 
         client_tracking = self.headers.get("TrackingId")
@@ -1118,6 +1194,53 @@ class HubHandler(BaseHTTPRequestHandler):
                 'xmlns:i="http://www.w3.org/2001/XMLSchema-instance">'
                 f"<Success>{len(deliveries)}</Success><Failure>0</Failure>{results_xml}</NotificationOutcome>"
                 ).encode("utf-8")
+
+    def telemetry(self, notification_id):
+        """GET {hub}/messages/{id} (R-TEL): 403 below the Standard tier, 404 for an unknown id or one still being
+        processed (the `telemetry` control's delay), else a NotificationDetails document."""
+        state = self.server.state
+        if state.tier != "standard":
+            return self.xml(403, "Request rejected because this feature is not enabled for your SKU. Upgrade to Standard")
+        with state.lock:
+            message = state.messages.get(notification_id)
+            delay = state.telemetry_delay_ms
+            override = state.telemetry_overrides.get(notification_id)
+            now = state.now()
+        if message is None or now < message["time"] + delay / 1000.0:
+            return self.xml(404, "Telemetry does not exist")
+        counts = {}
+        for delivery in message["deliveries"]:
+            counts.setdefault(delivery["platform"], {}).setdefault("Success", 0)
+            counts[delivery["platform"]]["Success"] += 1
+        state_name = "Completed" if counts else "NoTargetFound"
+        if override:
+            state_name = override.get("state", state_name)
+            counts = override.get("outcomes", counts)
+
+        def esc(text):
+            return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+        def stamp(moment):
+            return _dt.datetime.fromtimestamp(moment, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+        platforms = "".join(
+            f"<{PLATFORM_ELEMENTS.get(platform, platform.capitalize())}OutcomeCounts>"
+            + "".join(f"<Outcome><Name>{esc(name)}</Name><Count>{count}</Count></Outcome>"
+                      for name, count in outcomes.items())
+            + f"</{PLATFORM_ELEMENTS.get(platform, platform.capitalize())}OutcomeCounts>"
+            for platform, outcomes in sorted(counts.items()))
+        target = ",".join(sorted(PLATFORM_NAMES.get(p, p) for p in counts))
+        document = (
+            '<NotificationDetails xmlns="http://schemas.microsoft.com/netservices/2010/10/servicebus/connect" '
+            'xmlns:i="http://www.w3.org/2001/XMLSchema-instance">'
+            f"<NotificationId>{esc(notification_id)}</NotificationId>"
+            f"<Location>sb://{LOOPBACK}:{state.port}/{esc(state.hub)}/messages/{esc(notification_id)}?api-version=2020-06</Location>"
+            f"<State>{esc(state_name)}</State>"
+            f"<EnqueueTime>{stamp(message['time'])}</EnqueueTime><StartTime>{stamp(message['time'])}</StartTime>"
+            f"<EndTime>{stamp(message['time'])}</EndTime>"
+            f"<NotificationBody>{esc(message['body'])}</NotificationBody>"
+            f"<TargetPlatforms>{esc(target)}</TargetPlatforms>{platforms}</NotificationDetails>")
+        return Response(200, document.encode("utf-8"), XML_CONTENT_TYPE, self.tracking_headers())
 
     def installation(self, installation_id, body):
         state = self.server.state
@@ -1197,6 +1320,22 @@ class HubHandler(BaseHTTPRequestHandler):
                         state.installations[inst["installationId"]] = inst
                     count = len(state.installations)
                 return self.json_response(200, {"installations": count})
+            if key == ("POST", "telemetry"):
+                if not isinstance(value, dict):
+                    raise InputError('expected {"delay_ms": N} or {"notificationId": id, "state": …, "outcomes": {platform: {name: count}}}')
+                with state.lock:
+                    if "delay_ms" in value:
+                        if not isinstance(value["delay_ms"], (int, float)) or value["delay_ms"] < 0:
+                            raise InputError("'delay_ms' must be a non-negative number")
+                        state.telemetry_delay_ms = value["delay_ms"]
+                    if "notificationId" in value:
+                        outcomes = value.get("outcomes", {})
+                        if not isinstance(outcomes, dict) or not all(
+                                isinstance(v, dict) and all(isinstance(n, int) for n in v.values()) for v in outcomes.values()):
+                            raise InputError("'outcomes' must be {platform: {outcome name: count}}")
+                        state.telemetry_overrides[value["notificationId"]] = {
+                            key: value[key] for key in ("state", "outcomes") if key in value}
+                return self.json_response(200, {"delay_ms": state.telemetry_delay_ms})
             if key == ("POST", "clock"):
                 if not isinstance(value, dict):
                     raise InputError('expected {"now": <epoch seconds or null>, "skew_seconds": <number>}')

@@ -439,6 +439,110 @@ class SeedScenarioTests(HubTestCase):
             "successfully sent to the Push Notification System</Outcome></RegistrationResult></Results>"
             "</NotificationOutcome>"))
 
+    def test_test_sends_reach_at_most_ten_and_are_throttled_to_ten_a_minute(self):
+        many = [installation(f"editor-{n}", "apns", ["newsroom"], {"t": OLD_APP}) for n in range(12)]
+        self.call("POST", "/_control/installations", many)
+        status, _, body = self.send(tags="newsroom", path="/newsgen-test/messages?api-version=2020-06&test=true")
+        self.assertEqual(status, 201)
+        self.assertIn("<Success>10</Success>", body.decode())
+        self.assertEqual(body.decode().count("<RegistrationResult>"), 10)
+        for _ in range(9):
+            self.assertEqual(self.send(tags="newsroom", path="/newsgen-test/messages?api-version=2020-06&test")[0], 201)
+        status, headers, _ = self.send(tags="newsroom", path="/newsgen-test/messages?api-version=2020-06&test")
+        self.assertEqual(status, 429)
+        self.assertTrue(1 <= int(headers["retry-after"]) <= 61)
+        # Real sends are not throttled by the test-send limit.
+        self.assertEqual(self.send(tags="newsroom")[0], 201)
+        self.assertEqual(len([d for d in self.control("deliveries") if d["test"]]), 100)
+
+    def test_template_headers_and_expiry_are_rendered_per_delivery(self):
+        phone = installation("iphone", "apns", ["World"], {})
+        phone["templates"] = {"t": {"body": OLD_APP, "expiry": "$(apnsExpiration)", "headers": {
+            "apns-collapse-id": "$(collapseId)", "apns-expiration": "$(apnsExpiration)",
+            "apns-priority": "10", "apns-push-type": "alert"}}}
+        self.call("POST", "/_control/installations", phone)
+        properties = dict(STORY, collapseId="quake", apnsExpiration="1795975200")
+        self.assertEqual(self.send(properties, tags="$InstallationId:{iphone}", extra={"apns-push-type": "background",
+                                                                                    "apns-topic": "x"})[0], 201)
+        [delivery] = self.control("deliveries")
+        self.assertEqual(delivery["headers"], {"apns-push-type": "alert", "apns-topic": "x", "apns-collapse-id": "quake",
+                                               "apns-expiration": "1795975200", "apns-priority": "10"})
+        self.assertEqual(delivery["expiry"], "1795975200")
+        self.assertEqual(delivery["payload"], {"aps": {"alert": "Breaking World News!"}})
+
+    def test_template_headers_are_validated_at_registration(self):
+        path = "/newsgen-test/installations/bad?api-version=2020-06"
+        auth = {"Authorization": self.token(LISTEN_KEY, LISTEN), "Content-Type": "application/json"}
+        cases = [
+            ("apns", {"x-custom": "1"}, "must be named apns-*"),
+            ("apns", {"apns-priority": "high"}, "apns-priority must be a byte"),
+            ("apns", {"apns-expiration": "tomorrow"}, "apns-expiration must be whole seconds"),
+            ("apns", {"apns-collapse-id": "$(a) x"}, "bad"),
+            ("fcmv1", {"apns-priority": "10"}, "FCM templates carry no headers"),
+        ]
+        for platform, headers, message in cases:
+            body = installation("bad", platform, [], {})
+            body["templates"] = {"t": {"body": OLD_APP, "headers": headers}}
+            status, _, data = self.call("PUT", path, body, auth)
+            self.assertEqual(status, 400, (headers, data))
+            if message != "bad":
+                self.assertIn(message, data.decode())
+        good = installation("bad", "apns", [], {})
+        good["templates"] = {"t": {"body": OLD_APP, "headers": {"apns-priority": "$(apnsPriority)", "apns-expiration": "0"}}}
+        self.assertEqual(self.call("PUT", path, good, auth)[0], 200)
+        status, _, data = self.call("GET", path, None, auth)
+        self.assertEqual(json.loads(data)["templates"]["t"]["headers"], {"apns-priority": "$(apnsPriority)",
+                                                                         "apns-expiration": "0"})
+
+    def telemetry(self, notification_id, auth=None, query="?api-version=2020-06"):
+        return self.call("GET", f"/newsgen-test/messages/{notification_id}{query}", None,
+                         {"Authorization": auth if auth is not None else self.token(), "x-ms-version": "2020-06"})
+
+    def test_telemetry_of_a_send_counts_each_platform(self):
+        status, headers, _ = self.send(tags="World || Sports")
+        notification_id = headers["location"].split("?")[0].rsplit("/", 1)[1]
+        status, headers, body = self.telemetry(notification_id)
+        self.assertEqual(status, 200, body)
+        self.assertEqual(headers["content-type"], "application/xml; charset=utf-8")
+        text = body.decode()
+        self.assertTrue(text.startswith('<NotificationDetails xmlns="http://schemas.microsoft.com/netservices/2010/10/servicebus/connect"'))
+        self.assertIn(f"<NotificationId>{notification_id}</NotificationId>", text)
+        self.assertIn("<State>Completed</State>", text)
+        self.assertIn("<ApnsOutcomeCounts><Outcome><Name>Success</Name><Count>2</Count></Outcome></ApnsOutcomeCounts>", text)
+        self.assertIn("<FcmV1OutcomeCounts><Outcome><Name>Success</Name><Count>1</Count></Outcome></FcmV1OutcomeCounts>", text)
+        self.assertIn("<TargetPlatforms>apple,fcmv1</TargetPlatforms>", text)
+        self.assertIn("<NotificationBody>{", text)
+        # No registration matched: the hub says so.
+        _, headers, _ = self.send(tags="Nobody")
+        nobody = headers["location"].split("?")[0].rsplit("/", 1)[1]
+        self.assertIn("<State>NoTargetFound</State>", self.telemetry(nobody)[2].decode())
+
+    def test_telemetry_errors_as_the_hub_answers_them(self):
+        status, _, body = self.telemetry("0123456789abcdef-unknown")
+        self.assertEqual(status, 404)
+        self.assertIn("Telemetry does not exist", body.decode())
+        self.assertEqual(self.telemetry("x", query="")[0], 400)
+        self.assertEqual(self.telemetry("x", auth="SharedAccessSignature sr=a&sig=b&se=1&skn=c")[0], 401)
+        status, _, body = self.telemetry("x", auth=self.token(LISTEN_KEY, LISTEN))
+        self.assertEqual((status, body), (403, b""))
+        self.assertEqual(self.call("DELETE", "/newsgen-test/messages/x?api-version=2020-06", None,
+                                   {"Authorization": self.token()})[0], 405)
+
+    def test_telemetry_is_missing_while_processing_and_can_be_set(self):
+        self.call("POST", "/_control/telemetry", {"delay_ms": 400})
+        _, headers, _ = self.send(tags="World")
+        notification_id = headers["location"].split("?")[0].rsplit("/", 1)[1]
+        self.assertEqual(self.telemetry(notification_id)[0], 404)
+        time.sleep(0.5)
+        self.assertEqual(self.telemetry(notification_id)[0], 200)
+        self.call("POST", "/_control/telemetry", {"notificationId": notification_id, "state": "Abandoned",
+                                                   "outcomes": {"apns": {"Success": 1, "WrongToken": 1}}})
+        text = self.telemetry(notification_id)[2].decode()
+        self.assertIn("<State>Abandoned</State>", text)
+        self.assertIn("<Outcome><Name>WrongToken</Name><Count>1</Count></Outcome>", text)
+        status, _, _ = self.call("POST", "/_control/telemetry", {"notificationId": "x", "outcomes": {"apns": {"a": "1"}}})
+        self.assertEqual(status, 400)
+
     def test_installations_crud_with_the_listen_key(self):
         listen = self.token(LISTEN_KEY, LISTEN)
         path = "/newsgen-test/installations/new-phone?api-version=2020-06"
@@ -726,6 +830,12 @@ class ConnectionTests(HubTestCase):
 
 class FreeTierTests(HubTestCase):
     tier = "free"
+
+    def test_no_telemetry_on_free_tier(self):
+        status, _, body = self.call("GET", "/newsgen-test/messages/anything?api-version=2020-06", None,
+                                    {"Authorization": self.token()})
+        self.assertEqual(status, 403)
+        self.assertIn("not enabled for your SKU", body.decode())
 
     def test_no_location_on_free_tier(self):
         status, headers, _ = self.send(tags="World")
