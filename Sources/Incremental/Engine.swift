@@ -280,7 +280,11 @@ public final class Fetch: Sendable {
             }
             return found
         } catch let error as TaskError {
-            reads.withLock { reads in reads.failure = reads.failure ?? error }
+            // Recorded too: a failed task's next attempt still needs what it read, the failed key among it.
+            reads.withLock { reads in
+                reads.failure = reads.failure ?? error
+                if reads.seen.insert(key).inserted { reads.dependencies.append(Dependency(key: key, hash: 0)) }
+            }
             throw error
         }
     }

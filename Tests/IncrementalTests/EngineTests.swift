@@ -148,6 +148,9 @@ import Testing
         let failure = try #require(report.failures[Toy.file("zz")])
         #expect("\(failure)" == "file zz: no file zz")
         #expect(report.failures.count == 1)
+        // The failed report keeps what it read, the missing file among it, until nobody demands it.
+        #expect(engine.run(demand: [], inputs: files).dropped == [Toy.count("a"), Toy.count("zz"), Toy.report])
+        #expect(engine.recordedCount == 0)
     }
 
     @Test func aRuleThatSwallowsAFailedReadFailsAllTheSame() throws {
