@@ -44,6 +44,7 @@ public struct Engine: Sendable {
     /// the provider for the hash of every recorded input. An input left out of `changed` is taken to be unchanged.
     public mutating func run(demand: [Key], inputs: some InputProvider, changed: Set<Key>? = nil) -> Report {
         let changedHashes = findChanges(inputs: inputs, candidates: changed)
+        // The run's copy of the trace must be gone before the commit changes it, or the commit copies it all.
         let slots = Run(engine: self, inputs: inputs, changed: changedHashes).perform(demand)
         return commit(slots, demand: demand, changed: changedHashes)
     }
@@ -51,14 +52,15 @@ public struct Engine: Sendable {
     /// The current hash of each recorded input that differs from the recorded one (nil: the provider failed, so
     /// whoever reads it finds out why).
     private func findChanges(inputs: some InputProvider, candidates: Set<Key>?) -> [Key: UInt64?] {
-        let keys = candidates.map { Array($0) } ?? trace.compactMap { $0.value.isInput ? $0.key : nil }
+        let keys = candidates.map { Array($0) } ?? Array(trace.keys)
         let found = Mutex<[Key: UInt64?]>([:])
         let chunks = min(keys.count, 64)
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             var local: [Key: UInt64?] = [:]
             for index in stride(from: chunk, to: keys.count, by: chunks) {
                 let key = keys[index]
-                guard let entry = trace[key], entry.isInput else { continue }
+                // The kind first: looking at a task's entry would cost a copy of it.
+                guard rules[key.kind] == nil, let entry = trace[key], entry.isInput else { continue }
                 let now = try? inputs.hash(of: key)
                 if now != entry.hash { local[key] = now }
             }
@@ -134,7 +136,6 @@ public struct Engine: Sendable {
                 candidates.append(dependency.key)
             }
         }
-        for key in demand { report.hashes[key] = recordedHash(of: key) }
         report.dropped.sort()
         return report
     }
@@ -205,8 +206,6 @@ public protocol InputProvider: Sendable {
 
 /// What a run did.
 public struct Report: Sendable {
-    /// The hash of every demanded key that is up to date (a failed one has none).
-    public var hashes: [Key: UInt64] = [:]
     /// Every task whose rule ran, with the value it returned.
     public var ran: [Key: any Sendable] = [:]
     /// Tasks that were in the trace and that nobody demands any more (their outputs can go).

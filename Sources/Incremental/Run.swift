@@ -60,6 +60,10 @@ final class Run: Sendable {
 
     /// The current hash of `key`, and its value when `needValue` (else maybe nil), computing it if need be.
     func resolve(_ key: Key, job: Int, needValue: Bool) throws -> Resolved {
+        // Most keys of a run are clean, and a clean hash is the recorded one: no need for the lock.
+        if !needValue, !dirty.contains(key), let old = trace[key], !old.failed, old.isInput == (rules[key.kind] == nil) {
+            return Resolved(hash: old.hash, value: nil)
+        }
         while true {
             let step = try state.withLock { state throws(TaskError) -> Step in
                 try next(key, job: job, needValue: needValue, &state)

@@ -79,3 +79,10 @@ enum Toy {
         "c": "six",
     ])
 }
+
+extension Engine {
+    /// The recorded hash of each key that has one.
+    func hashes(of keys: [Key]) -> [Key: UInt64] {
+        Dictionary(uniqueKeysWithValues: keys.compactMap { key in recordedHash(of: key).map { (key, $0) } })
+    }
+}

@@ -17,12 +17,12 @@ import Testing
     }
 
     /// A trace written by a full run of the toy build.
-    func saveFirstRun() throws -> Report {
+    func saveFirstRun() throws -> UInt64? {
         var engine = Engine(rules: Toy.rules(invocations, keepCounts: true), world: 1)
-        let report = engine.run(demand: [Toy.report], inputs: Toy.files)
+        _ = engine.run(demand: [Toy.report], inputs: Toy.files)
         try engine.save(to: path)
         _ = invocations.take()
-        return report
+        return engine.recordedHash(of: Toy.report)
     }
 
     @Test func theTraceSurvivesTheProcess() throws {
@@ -30,9 +30,9 @@ import Testing
         var (engine, status) = load()
         #expect(status == .loaded)
         #expect(engine.recordedCount == 8)
-        let again = engine.run(demand: [Toy.report], inputs: Toy.files)
+        #expect(engine.run(demand: [Toy.report], inputs: Toy.files).ran.isEmpty)
         #expect(invocations.total == 0)
-        #expect(again.hashes == first.hashes)
+        #expect(engine.recordedHash(of: Toy.report) == first)
 
         var files = Toy.files
         files.contents["a"] = "one two three four"
@@ -90,9 +90,9 @@ import Testing
         ]
         #expect(reason.contains(expected[damage]!), "\(reason)")
         #expect(engine.recordedCount == 0)
-        let report = engine.run(demand: [Toy.report], inputs: Toy.files)
+        _ = engine.run(demand: [Toy.report], inputs: Toy.files)
         #expect(invocations.take() == [Toy.count("a"), Toy.count("b"), Toy.count("c"), Toy.report])
-        #expect(report.hashes == clean.hashes)
+        #expect(engine.recordedHash(of: Toy.report) == clean)
     }
 
     @Test func aMissingTraceIsAFirstRun() throws {
