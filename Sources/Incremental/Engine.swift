@@ -15,10 +15,13 @@ import Synchronization
 /// - A task reads only through the engine. The rule's only way in is the `Fetch` handle, so no dependency can be
 ///   left out of the trace; rules must be deterministic functions of what they fetch.
 /// - A result is reused only if every dependency it read has the same hash now. After a run, every trace entry's
-///   dependencies are themselves in the trace, with the hashes the entry recorded (a task that failed, or read a
-///   task that failed, has no entry, and neither has anything that depended on it).
+///   dependencies are themselves in the trace, with the hashes the entry recorded. A task that failed, or that
+///   read one that failed, keeps no result (only what it read, which its next attempt needs): it runs again.
 /// - The trace on disk is either complete and checksummed or ignored (see `TraceFile.swift`).
-/// - The trace holds exactly what the last run demanded and what that reads: anything else is dropped and reported.
+/// - The trace holds what the last run demanded and what that read, nothing else: the rest is dropped, and the
+///   dropped tasks are reported.
+/// - A run's work follows what changed: a task no changed input leads to (through the reverse index) is not even
+///   looked at, and a clean key costs a lookup.
 public struct Engine: Sendable {
     /// The client's identity of everything that is not an input (its binary, say): a trace file written for
     /// another world is ignored.

@@ -3,7 +3,7 @@ import Synchronization
 
 /// One run's shared state: which keys are being computed, by which job, and what came out.
 ///
-/// Each demanded key is a job, and the jobs share the two cores. A job that needs a key another job is computing
+/// Each demanded key is a job, and the jobs share the cores. A job that needs a key another job is computing
 /// waits for it, after checking that the other job is not (through a chain of such waits) waiting for it: that
 /// would be a cycle, which fails the task that closed it instead of deadlocking.
 final class Run: Sendable {
