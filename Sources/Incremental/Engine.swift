@@ -101,14 +101,14 @@ public struct Engine: Sendable {
                 trace[key] = Entry(hash: hash, isInput: true, dependencies: [],
                                    dependents: trace[key]?.dependents ?? [])
             case .verified, .decoded:
-                if done.value != nil, rules[key.kind]?.codec != nil { trace[key]?.value = done.value }
+                if done.value != nil, rules[key.kind]?.keepsValue == true { trace[key]?.value = done.value }
             case .ran(let dependencies, let kept):
                 report.ran[key] = done.value
                 let old = trace[key]
                 relinks.append((key, old?.dependencies ?? [], dependencies))
                 trace[key] = Entry(hash: done.hash, isInput: false, dependencies: dependencies,
                                    dependents: old?.dependents ?? [], kept: kept,
-                                   value: kept == nil ? nil : done.value)
+                                   value: rules[key.kind]?.keepsValue == true ? done.value : nil)
             }
         }
         for relink in relinks {
@@ -173,16 +173,29 @@ public struct Output: Sendable {
     }
 }
 
-/// How to compute the tasks of one kind. A rule with a codec keeps its results in the trace (in memory and in the
-/// trace file), so that a dependent that runs again can read an unchanged result without its rule running; a
-/// rule without one keeps only the hash, and runs again if a dependent ever needs the value it did not keep.
+/// How to compute the tasks of one kind, and what of a result the engine keeps once the run is over.
 public struct Rule: Sendable {
-    let compute: @Sendable (Key, Fetch) throws -> Output
-    let codec: Codec?
+    public enum Keep: Sendable {
+        /// Only the hash (a rendered page, which is written out and never read again): a dependent that needs the
+        /// value of an unchanged result runs the rule again.
+        case hash
+        /// The value too, in memory, for the next run of the same engine (a parsed template).
+        case memory
+        /// The value, in memory and as the codec's bytes in the trace file (a parsed story).
+        case bytes(Codec)
+    }
 
-    public init(keeping codec: Codec? = nil, _ compute: @escaping @Sendable (Key, Fetch) throws -> Output) {
+    let compute: @Sendable (Key, Fetch) throws -> Output
+    let keep: Keep
+
+    public init(keeping keep: Keep = .hash, _ compute: @escaping @Sendable (Key, Fetch) throws -> Output) {
         self.compute = compute
-        self.codec = codec
+        self.keep = keep
+    }
+
+    var keepsValue: Bool {
+        if case .hash = keep { return false }
+        return true
     }
 }
 
@@ -239,10 +252,10 @@ public struct FetchError: Error, CustomStringConvertible {
 
 /// A rule's only way to read: every call is recorded as a dependency of the task, with the hash it saw.
 ///
-/// Use it only from the rule's own thread and only until the rule returns.
+/// Use it only until the rule returns. The batch forms read their keys in parallel.
 public final class Fetch: Sendable {
     private let run: Run
-    private let job: Int
+    private let task: Key
     private let reads = Mutex(Reads())
 
     struct Reads {
@@ -252,42 +265,52 @@ public final class Fetch: Sendable {
         var closed = false
     }
 
-    init(run: Run, job: Int) {
+    init(run: Run, task: Key) {
         self.run = run
-        self.job = job
+        self.task = task
     }
 
     /// The current value of an input or task result.
     public func value<Value>(_ key: Key, as type: Value.Type = Value.self) throws -> Value {
-        let found = try read(key, needValue: true)
-        guard let value = found.value as? Value else {
-            throw FetchError(description: "\(key) is a \(found.value.map { "\(Swift.type(of: $0))" } ?? "nothing"), not a \(Value.self)")
+        try values([key], as: type)[0]
+    }
+
+    /// The current values of several inputs or task results, computed in parallel where they need computing.
+    public func values<Value>(_ keys: [Key], as type: Value.Type = Value.self) throws -> [Value] {
+        try read(keys, needValue: true).map { key, found in
+            guard let value = found.value as? Value else {
+                throw FetchError(description: "\(key) is a \(found.value.map { "\(Swift.type(of: $0))" } ?? "nothing"), not a \(Value.self)")
+            }
+            return value
         }
-        return value
     }
 
     /// The current hash of an input or task result, for a rule that needs to know only whether it changed.
     public func hash(of key: Key) throws -> UInt64 {
-        try read(key, needValue: false).hash
+        try hashes(of: [key])[0]
     }
 
-    private func read(_ key: Key, needValue: Bool) throws -> Resolved {
+    public func hashes(of keys: [Key]) throws -> [UInt64] {
+        try read(keys, needValue: false).map { $0.1.hash }
+    }
+
+    private func read(_ keys: [Key], needValue: Bool) throws -> [(Key, Resolved)] {
         if reads.withLock({ $0.closed }) {
-            throw FetchError(description: "\(key) was fetched after its rule returned")
+            throw FetchError(description: "\(keys.first.map { "\($0)" } ?? "nothing") was fetched after its rule returned")
         }
-        do {
-            let found = try run.resolve(key, job: job, needValue: needValue)
-            reads.withLock { reads in
-                if reads.seen.insert(key).inserted { reads.dependencies.append(Dependency(key: key, hash: found.hash)) }
+        let outcomes = run.resolve(keys, for: task, needValue: needValue)
+        return try reads.withLock { reads in
+            var batched = false
+            for (key, outcome) in zip(keys, outcomes) where reads.seen.insert(key).inserted {
+                // A failed read is recorded too: the task's next attempt still needs what it read.
+                reads.dependencies.append(Dependency(key: key, hash: (try? outcome.get().hash) ?? 0, batched: batched))
+                batched = true
             }
-            return found
-        } catch let error as TaskError {
-            // Recorded too: a failed task's next attempt still needs what it read, the failed key among it.
-            reads.withLock { reads in
+            for case .failure(let error) in outcomes {
                 reads.failure = reads.failure ?? error
-                if reads.seen.insert(key).inserted { reads.dependencies.append(Dependency(key: key, hash: 0)) }
+                throw error
             }
-            throw error
+            return zip(keys, outcomes).map { ($0, try! $1.get()) }
         }
     }
 
@@ -303,6 +326,8 @@ public final class Fetch: Sendable {
 struct Dependency: Sendable, Equatable {
     var key: Key
     var hash: UInt64
+    /// Read in one batch with the dependency before it.
+    var batched = false
 }
 
 /// What the trace knows about one key.

@@ -1,11 +1,12 @@
 import Dispatch
 import Synchronization
 
-/// One run's shared state: which keys are being computed, by which job, and what came out.
+/// One run's shared state: which keys are being computed, what each task is reading, and what came out.
 ///
-/// Each demanded key is a job, and the jobs share the cores. A job that needs a key another job is computing
-/// waits for it, after checking that the other job is not (through a chain of such waits) waiting for it: that
-/// would be a cycle, which fails the task that closed it instead of deadlocking.
+/// The demanded keys, and the keys of a batch read, are resolved in parallel. A task that needs a key another
+/// thread is computing waits for it, after checking that the key is not (through what the tasks being computed
+/// are reading) waiting for the task itself: that would be a cycle, which fails the task that closed it instead
+/// of deadlocking.
 final class Run: Sendable {
     private let rules: [String: Rule]
     private let trace: [Key: Entry]
@@ -17,9 +18,29 @@ final class Run: Sendable {
 
     struct State {
         var slots: [Key: Slot] = [:]
-        /// The keys each job is computing, innermost last, and the key it waits for.
-        var stacks: [Int: [Key]] = [:]
-        var waiting: [Int: Key] = [:]
+        /// For each task being computed, the keys it is reading now: the graph in which a wait could close a cycle.
+        var reading: [Key: [Key]] = [:]
+
+        mutating func startReading(_ key: Key, for reader: Key?) {
+            if let reader { reading[reader, default: []].append(key) }
+        }
+
+        mutating func stopReading(_ key: Key, for reader: Key?) {
+            guard let reader, let index = reading[reader]?.lastIndex(of: key) else { return }
+            reading[reader]?.remove(at: index)
+            if reading[reader]?.isEmpty == true { reading[reader] = nil }
+        }
+
+        /// The keys from `start` to `target` along what they are reading, if `start` leads there.
+        func path(from start: Key, to target: Key) -> [Key]? {
+            var visited: Set<Key> = [start]
+            var paths = [[start]]
+            while let path = paths.popLast() {
+                if path.last == target { return path }
+                for next in reading[path.last!] ?? [] where visited.insert(next).inserted { paths.append(path + [next]) }
+            }
+            return nil
+        }
     }
 
     init(engine: Engine, inputs: any InputProvider, changed: [Key: UInt64?]) {
@@ -39,10 +60,24 @@ final class Run: Sendable {
 
     /// Brings every demanded key up to date; the outcome of each key that was looked at more closely than "clean".
     func perform(_ demand: [Key]) -> [Key: Slot] {
-        DispatchQueue.concurrentPerform(iterations: demand.count) { job in
-            _ = try? resolve(demand[job], job: job, needValue: false)
-        }
+        _ = resolve(demand, for: nil, needValue: false)
         return state.withLock { $0.slots }
+    }
+
+    /// Resolves several keys in parallel for `reader`, each to its outcome.
+    func resolve(_ keys: [Key], for reader: Key?, needValue: Bool) -> [Result<Resolved, TaskError>] {
+        @Sendable func one(_ key: Key) -> Result<Resolved, TaskError> {
+            do throws(TaskError) { return .success(try resolve(key, for: reader, needValue: needValue)) } catch {
+                return .failure(error)
+            }
+        }
+        guard keys.count > 1 else { return keys.map(one) }
+        let outcomes = Mutex([Result<Resolved, TaskError>?](repeating: nil, count: keys.count))
+        DispatchQueue.concurrentPerform(iterations: keys.count) { index in
+            let outcome = one(keys[index])
+            outcomes.withLock { $0[index] = outcome }
+        }
+        return outcomes.withLock { $0.map { $0! } }
     }
 
     private enum Step {
@@ -59,26 +94,26 @@ final class Run: Sendable {
     }
 
     /// The current hash of `key`, and its value when `needValue` (else maybe nil), computing it if need be.
-    func resolve(_ key: Key, job: Int, needValue: Bool) throws -> Resolved {
+    func resolve(_ key: Key, for reader: Key?, needValue: Bool) throws(TaskError) -> Resolved {
         // Most keys of a run are clean, and a clean hash is the recorded one: no need for the lock.
         if !needValue, !dirty.contains(key), let old = trace[key], !old.failed, old.isInput == (rules[key.kind] == nil) {
             return Resolved(hash: old.hash, value: nil)
         }
         while true {
             let step = try state.withLock { state throws(TaskError) -> Step in
-                try next(key, job: job, needValue: needValue, &state)
+                try next(key, for: reader, needValue: needValue, &state)
             }
             switch step {
             case .found(let resolved):
                 return resolved
             case .wait(let finished):
                 finished.wait()
-                _ = state.withLock { $0.waiting.removeValue(forKey: job) }
+                state.withLock { $0.stopReading(key, for: reader) }
             case .claimed(let plan, let finished):
-                let outcome = compute(key, plan, job: job, needValue: needValue)
+                let outcome = compute(key, plan, needValue: needValue)
                 state.withLock { state in
                     state.slots[key] = outcome
-                    state.stacks[job]?.removeLast()
+                    state.stopReading(key, for: reader)
                 }
                 finished.leave()
                 switch outcome {
@@ -90,16 +125,16 @@ final class Run: Sendable {
         }
     }
 
-    private func next(_ key: Key, job: Int, needValue: Bool, _ state: inout State) throws(TaskError) -> Step {
+    private func next(_ key: Key, for reader: Key?, needValue: Bool, _ state: inout State) throws(TaskError) -> Step {
         let slot = state.slots[key]
         switch slot {
         case .failed(let error, _):
             throw error
-        case .running(let owner, let finished):
-            if let cycle = cycle(job: job, key: key, owner: owner, state) {
-                throw TaskError(key: state.stacks[job]?.last ?? key, reason: CycleError(keys: cycle))
+        case .running(let finished):
+            if let reader, let path = state.path(from: key, to: reader) {
+                throw TaskError(key: reader, reason: CycleError(keys: path + [key]))
             }
-            state.waiting[job] = key
+            state.startReading(key, for: reader)
             return .wait(finished)
         case .done(let done) where !needValue || done.value != nil:
             return .found(Resolved(hash: done.hash, value: done.value))
@@ -109,8 +144,8 @@ final class Run: Sendable {
         func claim(_ plan: Plan) -> Step {
             let finished = DispatchGroup()
             finished.enter()
-            state.slots[key] = .running(job: job, finished: finished)
-            state.stacks[job, default: []].append(key)
+            state.slots[key] = .running(finished: finished)
+            state.startReading(key, for: reader)
             return .claimed(plan, finished)
         }
         let old = trace[key]
@@ -130,26 +165,7 @@ final class Run: Sendable {
         return claim(.verify(old, rule))
     }
 
-    /// The keys around a cycle, if `job` waiting for `key` (held by `owner`) would close one.
-    private func cycle(job: Int, key: Key, owner: Int, _ state: State) -> [Key]? {
-        func segment(_ job: Int, from key: Key) -> ArraySlice<Key> {
-            let stack = state.stacks[job] ?? []
-            return stack[(stack.lastIndex(of: key) ?? stack.endIndex)...]
-        }
-        var keys: [Key] = []
-        var holder = owner
-        var held = key
-        for _ in 0...state.stacks.count {
-            keys += segment(holder, from: held)
-            if holder == job { return keys + [key] }
-            guard let awaited = state.waiting[holder], case .running(let next, _) = state.slots[awaited] else { return nil }
-            holder = next
-            held = awaited
-        }
-        return nil
-    }
-
-    private func compute(_ key: Key, _ plan: Plan, job: Int, needValue: Bool) -> Slot {
+    private func compute(_ key: Key, _ plan: Plan, needValue: Bool) -> Slot {
         switch plan {
         case .input:
             do {
@@ -163,32 +179,40 @@ final class Run: Sendable {
                 return .failed(TaskError(key: key, reason: error), read: [])
             }
         case .decode(let old, let rule):
-            if let bytes = old.kept, let value = rule.codec?.decode(bytes) {
+            if let bytes = old.kept, case .bytes(let codec) = rule.keep, let value = codec.decode(bytes) {
                 return .done(Done(hash: old.hash, value: value, kind: .decoded))
             }
-            return compute(key, .run(rule), job: job, needValue: needValue)
+            return compute(key, .run(rule), needValue: needValue)
         case .verify(let old, let rule):
-            for (index, dependency) in old.dependencies.enumerated() {
-                let now: Resolved
-                do {
-                    now = try resolve(dependency.key, job: job, needValue: false)
-                } catch {
-                    return .failed(error as? TaskError ?? TaskError(key: key, reason: error),
-                                   read: Array(old.dependencies[...index]))
+            // In the order they were read, a batch at a time (read together, so checked together).
+            var start = 0
+            while start < old.dependencies.count {
+                var end = start + 1
+                while end < old.dependencies.count, old.dependencies[end].batched { end += 1 }
+                let batch = old.dependencies[start..<end]
+                let outcomes = resolve(batch.map(\.key), for: key, needValue: false)
+                if zip(batch, outcomes).contains(where: { dependency, outcome in
+                    (try? outcome.get().hash).map { $0 != dependency.hash } ?? false
+                }) {
+                    return compute(key, .run(rule), needValue: needValue)
                 }
-                if now.hash != dependency.hash { return compute(key, .run(rule), job: job, needValue: needValue) }
+                for case .failure(let error) in outcomes {
+                    return .failed(error, read: Array(old.dependencies[..<end]))
+                }
+                start = end
             }
             if needValue, old.value == nil {
-                return compute(key, old.kept == nil ? .run(rule) : .decode(old, rule), job: job, needValue: true)
+                return compute(key, old.kept == nil ? .run(rule) : .decode(old, rule), needValue: true)
             }
             return .done(Done(hash: old.hash, value: old.value, kind: .verified))
         case .run(let rule):
-            let fetch = Fetch(run: self, job: job)
+            let fetch = Fetch(run: self, task: key)
             do {
                 let output = try rule.compute(key, fetch)
                 let reads = fetch.close()
                 if let failure = reads.failure { return .failed(failure, read: reads.dependencies) }
-                let kept = rule.codec?.encode(output.value)
+                var kept: [UInt8]? = nil
+                if case .bytes(let codec) = rule.keep { kept = codec.encode(output.value) }
                 return .done(Done(hash: output.hash, value: output.value,
                                   kind: .ran(dependencies: reads.dependencies, kept: kept)))
             } catch {
@@ -204,7 +228,7 @@ struct Resolved {
 }
 
 enum Slot: Sendable {
-    case running(job: Int, finished: DispatchGroup)
+    case running(finished: DispatchGroup)
     case done(Done)
     /// With what the task read before it failed, which stays needed for its next attempt.
     case failed(TaskError, read: [Dependency])

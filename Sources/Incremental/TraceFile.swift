@@ -10,7 +10,8 @@ import Glibc
 ///     payload  n kinds, each n bytes of UTF-8
 ///              n keys, each: n kind index, n bytes of UTF-8 name
 ///              per key, in the same order: flags (1: input, 2: demanded, 4: kept bytes follow, 8: failed), hash (8),
-///              n dependencies (n key index, hash (8)), n dependents (n key index), [n kept bytes]
+///              n dependencies (n key index × 2 + 1 if read in a batch with the one before, hash (8)),
+///              n dependents (n key index), [n kept bytes]
 ///
 /// A file that is missing, short, of another version or world, or whose checksum or contents do not add up is
 /// ignored as a whole: the run after it is a full one. It is written to a temporary file renamed over the old one,
@@ -96,7 +97,7 @@ extension Engine {
             out.word(entry.hash)
             out.number(entry.dependencies.count)
             for dependency in entry.dependencies {
-                out.number(index[dependency.key]!)
+                out.number(index[dependency.key]! << 1 | (dependency.batched ? 1 : 0))
                 out.word(dependency.hash)
             }
             out.number(entry.dependents.count)
@@ -145,7 +146,9 @@ extension Engine {
             let dependencies = try input.count()
             entry.dependencies.reserveCapacity(dependencies)
             for _ in 0..<dependencies {
-                entry.dependencies.append(Dependency(key: try keyAt(input.number()), hash: try input.word()))
+                let reference = try input.number()
+                entry.dependencies.append(Dependency(key: try keyAt(reference >> 1), hash: try input.word(),
+                                                     batched: reference & 1 != 0))
             }
             let dependents = try input.count()
             entry.dependents.reserveCapacity(dependents)

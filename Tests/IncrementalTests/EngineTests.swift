@@ -1,3 +1,4 @@
+import Foundation
 import Incremental
 import Synchronization
 import Testing
@@ -248,6 +249,93 @@ import Testing
             #expect(report.ran[Toy.report] as? String == "c: 1\na: 3")
             // Without a codec the counts' values were not kept: they are computed again (to the same hashes).
             #expect(invocations.take() == (keep ? [Toy.report] : [Toy.count("a"), Toy.count("c"), Toy.report]))
+        }
+    }
+
+    @Test func aBatchIsReadInParallelAndCheckedAsOne() throws {
+        let invocations = invocations
+        let names = (0..<200).map { "f\($0)" }
+        var rules = Toy.rules(invocations, keepCounts: true)
+        rules["total"] = Rule { key, fetch in
+            invocations.record(key)
+            let total = try fetch.values(names.map(Toy.count), as: Int.self).reduce(0, +)
+            return Output(total, hash: UInt64(total))
+        }
+        var files = Files(contents: [:])
+        for name in names { files.contents[name] = "one two" }
+        var engine = Engine(rules: rules, world: 1)
+        #expect(engine.run(demand: [Key("total")], inputs: files).ran[Key("total")] as? Int == 400)
+        #expect(invocations.total == 201)
+        _ = invocations.take()
+        files.contents["f7"] = "one"
+        #expect(engine.run(demand: [Key("total")], inputs: files).ran[Key("total")] as? Int == 399)
+        #expect(invocations.take() == [Toy.count("f7"), Key("total")])
+        files.contents["f7"] = "three"
+        #expect(engine.run(demand: [Key("total")], inputs: files).ran.keys.sorted() == [Toy.count("f7")])
+        files.contents["f9"] = "boom"
+        let failed = engine.run(demand: [Key("total")], inputs: files)
+        #expect(failed.failures.keys.sorted() == [Toy.count("f9")])
+        #expect(engine.recordedHash(of: Key("total")) == nil)
+        files.contents["f9"] = "one two"
+        #expect(engine.run(demand: [Key("total")], inputs: files).ran[Key("total")] as? Int == 399)
+    }
+
+    @Test func aCycleThroughABatchIsAnErrorToo() throws {
+        let rules = [
+            "fan": Rule { _, fetch in
+                Output(0, hash: try fetch.hashes(of: (0..<8).map { Key("leaf", "\($0)") }).reduce(0, ^))
+            },
+            "leaf": Rule { key, fetch in
+                Output(0, hash: key.name == "5" ? try fetch.hash(of: Key("fan")) : 1)
+            },
+        ]
+        var engine = Engine(rules: rules, world: 1)
+        let report = engine.run(demand: [Key("fan")], inputs: Toy.files)
+        let failure = try #require(report.failures[Key("leaf", "5")])
+        #expect("\(failure)" == "leaf 5: dependency cycle: fan → leaf 5 → fan")
+    }
+
+    @Test func aValueKeptInMemoryIsServedWithoutItsRuleUntilTheProcessEnds() throws {
+        let invocations = invocations
+        var rules = Toy.rules(invocations, keepCounts: true)
+        rules["theme"] = Rule(keeping: .memory) { key, fetch in
+            invocations.record(key)
+            let text = try fetch.value(Toy.file("a"), as: String.self).uppercased()
+            return Output(text, hash: ContentHasher.hash(text))
+        }
+        rules["page"] = Rule { key, fetch in
+            let text = try fetch.value(Key("theme"), as: String.self) + " " + fetch.value(Toy.file(key.name), as: String.self)
+            return Output(text, hash: ContentHasher.hash(text))
+        }
+        var engine = Engine(rules: rules, world: 1)
+        var files = Toy.files
+        _ = engine.run(demand: [Key("page", "b")], inputs: files)
+        files.contents["b"] = "edited"
+        #expect(engine.run(demand: [Key("page", "b")], inputs: files).ran[Key("page", "b")] as? String == "ONE TWO THREE edited")
+        #expect(invocations[Key("theme")] == 1)
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("memory-trace-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try engine.save(to: path)
+        var (loaded, _) = Engine.load(from: path, rules: rules, world: 1)
+        files.contents["b"] = "again"
+        #expect(loaded.run(demand: [Key("page", "b")], inputs: files).ran[Key("page", "b")] as? String == "ONE TWO THREE again")
+        #expect(invocations[Key("theme")] == 2, "a value kept in memory is not in the trace file")
+    }
+
+    @Test func aHandleUsedAfterItsRuleReturnedIsRefused() throws {
+        let kept = Mutex<Fetch?>(nil)
+        let rules = ["leaky": Rule { _, fetch in
+            kept.withLock { $0 = fetch }
+            return Output(0, hash: 0)
+        }]
+        var engine = Engine(rules: rules, world: 1)
+        _ = engine.run(demand: [Key("leaky")], inputs: Toy.files)
+        let fetch = try #require(kept.withLock { $0 })
+        #expect {
+            try fetch.value(Toy.file("a"), as: String.self)
+        } throws: { error in
+            "\(error)" == "file a was fetched after its rule returned"
         }
     }
 

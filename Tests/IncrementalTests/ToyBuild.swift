@@ -55,7 +55,7 @@ enum Toy {
     /// The toy's rules; `keepCounts` keeps the word counts in the trace through a codec.
     static func rules(_ invocations: Invocations, keepCounts: Bool = false) -> [String: Rule] {
         [
-            "count": Rule(keeping: keepCounts ? countCodec : nil) { key, fetch in
+            "count": Rule(keeping: keepCounts ? .bytes(countCodec) : .hash) { key, fetch in
                 invocations.record(key)
                 let text = try fetch.value(file(key.name), as: String.self)
                 if text.contains("boom") { throw Boom() }
