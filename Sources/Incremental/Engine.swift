@@ -112,6 +112,10 @@ public struct Engine: Sendable {
             }
         }
         for relink in relinks {
+            // Mostly a task reads again what it read before; that leaves the reverse index as it is.
+            if relink.old.count == relink.new.count, zip(relink.old, relink.new).allSatisfy({ $0.key == $1.key }) {
+                continue
+            }
             let now = Set(relink.new.map(\.key))
             for dependency in relink.old where !now.contains(dependency.key) {
                 trace[dependency.key]?.dependents.remove(relink.key)
