@@ -52,16 +52,20 @@ enum Toy {
         bytes.count == 8 ? Int(bytes.reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }) : nil
     })
 
+    static func countRule(_ invocations: Invocations, keeping keep: Rule.Keep) -> Rule {
+        Rule(keeping: keep) { key, fetch in
+            invocations.record(key)
+            let text = try fetch.value(file(key.name), as: String.self)
+            if text.contains("boom") { throw Boom() }
+            let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).count
+            return Output(words, hash: UInt64(words))
+        }
+    }
+
     /// The toy's rules; `keepCounts` keeps the word counts in the trace through a codec.
     static func rules(_ invocations: Invocations, keepCounts: Bool = false) -> [String: Rule] {
         [
-            "count": Rule(keeping: keepCounts ? .bytes(countCodec) : .hash) { key, fetch in
-                invocations.record(key)
-                let text = try fetch.value(file(key.name), as: String.self)
-                if text.contains("boom") { throw Boom() }
-                let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).count
-                return Output(words, hash: UInt64(words))
-            },
+            "count": countRule(invocations, keeping: keepCounts ? .bytes(countCodec) : .hash),
             "report": Rule { key, fetch in
                 invocations.record(key)
                 let names = try fetch.value(file("list"), as: String.self).split(separator: " ").map(String.init)

@@ -43,6 +43,18 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["trace"], "no temporary file left")
     }
 
+    @Test func keptBytesThatDoNotDecodeAreComputedAgain() throws {
+        _ = try saveFirstRun()
+        var rules = Toy.rules(invocations, keepCounts: true)
+        let refusing = Codec(Int.self, encode: { _ in [] }, decode: { _ in nil })
+        rules["count"] = Toy.countRule(invocations, keeping: .bytes(refusing))
+        var (engine, _) = Engine.load(from: path, rules: rules, world: 1)
+        var files = Toy.files
+        files.contents["list"] = "b a"
+        #expect(engine.run(demand: [Toy.report], inputs: files).ran[Toy.report] as? String == "b: 2\na: 3")
+        #expect(invocations.take() == [Toy.count("a"), Toy.count("b"), Toy.report])
+    }
+
     @Test func failedAndDroppedStateSurvivesTheProcessToo() throws {
         var files = Toy.files
         files.contents["c"] = "boom"
