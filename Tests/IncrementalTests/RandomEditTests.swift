@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test(arguments: seeds) func incrementalRunsAgreeWithRunsFromScratch(seed: UInt64) throws {
-        var random = SplitMix(seed: seed)
+        var random = SeededRandom(seed: seed)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("random-trace-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         var files = Files(contents: ["index": "f0 f1 f2 f3", "config": "3"])
@@ -112,17 +112,18 @@ import Testing
     }
 }
 
-/// A small seeded generator, so that every seed is the same sequence of edits on every machine.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
+/// A seeded generator, so that every seed is the same sequence of edits on every machine: the engine's own
+/// content hash (stable across processes) of a counter.
+struct SeededRandom: RandomNumberGenerator {
+    let seed: UInt64
+    var counter: UInt64 = 0
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { self.seed = seed }
 
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        counter += 1
+        var hasher = ContentHasher(seed: seed)
+        hasher.combine(counter)
+        return hasher.value
     }
 }
