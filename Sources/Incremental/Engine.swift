@@ -11,6 +11,9 @@ import Synchronization
 /// all have the hashes it saw is kept, any other one runs again. A task that runs again with the same result hash
 /// stops there (early cutoff): its dependents see the hash they recorded.
 ///
+/// A run uses every core: the demanded keys, and the keys of a batch read, are resolved in parallel, and a key
+/// is computed at most once per run, whoever asks for it first.
+///
 /// Invariants:
 /// - A task reads only through the engine. The rule's only way in is the `Fetch` handle, so no dependency can be
 ///   left out of the trace; rules must be deterministic functions of what they fetch.
@@ -45,6 +48,7 @@ public struct Engine: Sendable {
     ///
     /// `changed` lists the inputs that may have changed since the last run (from a file watcher, say); nil asks
     /// the provider for the hash of every recorded input. An input left out of `changed` is taken to be unchanged.
+    /// The calling thread blocks until the run is over (rules are synchronous and run on Dispatch's threads).
     public mutating func run(demand: [Key], inputs: some InputProvider, changed: Set<Key>? = nil) -> Report {
         let changedHashes = findChanges(inputs: inputs, candidates: changed)
         // The run's copy of the trace must be gone before the commit changes it, or the commit copies it all.
