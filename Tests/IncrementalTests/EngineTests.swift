@@ -154,6 +154,18 @@ import Testing
         #expect(engine.recordedCount == 0)
     }
 
+    @Test func anInputThatCannotBeReadAnyMoreFailsItsReaders() throws {
+        var engine = engine()
+        var files = Toy.files
+        _ = engine.run(demand: [Toy.report], inputs: files)
+        files.contents["c"] = nil
+        let report = engine.run(demand: [Toy.report], inputs: files)
+        #expect(report.failures.keys.sorted() == [Toy.file("c")])
+        #expect(engine.recordedHash(of: Toy.report) == nil)
+        files.contents["c"] = "back"
+        #expect(engine.run(demand: [Toy.report], inputs: files).ran[Toy.report] as? String == "a: 3\nb: 2\nc: 1")
+    }
+
     @Test func aRuleThatSwallowsAFailedReadFailsAllTheSame() throws {
         let rules = Toy.rules(invocations).merging(["careless": Rule { _, fetch in
             let words = (try? fetch.value(Toy.count("b"), as: Int.self)) ?? 0
