@@ -24,6 +24,7 @@ let package = Package(
         .target(name: "Signing", dependencies: ["CCrypto"]),
 
         // Domain modules.
+        .target(name: "Incremental"),   // the generic incremental engine: no news knowledge
         .target(name: "Templates"),
         .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates"]),
         .target(name: "Hub", dependencies: ["Site", "HTTP", "Signing", "Templates"]),
@@ -32,6 +33,7 @@ let package = Package(
 
         // Tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "IncrementalTests", dependencies: ["Incremental"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates", "TestSupport"]),

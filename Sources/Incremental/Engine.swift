@@ -1,0 +1,355 @@
+import Dispatch
+import Synchronization
+
+/// A small incremental build engine: keyed tasks whose dependencies are recorded as they are read.
+///
+/// A client names its work with `Key`s. A key whose kind has a `Rule` is a task; any other key is an input, whose
+/// hash and value come from the `InputProvider` given to each run. A rule gets only a `Fetch` handle, and every
+/// input or task result it reads goes through it and is recorded with the hash it saw: the trace of the run.
+/// The next run asks which inputs changed, walks the recorded reverse index from them to the tasks that may be
+/// stale, and checks only those, each one's dependencies in the order they were read: a task whose dependencies
+/// all have the hashes it saw is kept, any other one runs again. A task that runs again with the same result hash
+/// stops there (early cutoff): its dependents see the hash they recorded.
+///
+/// A run uses every core: the demanded keys, and the keys of a batch read, are resolved in parallel, and a key
+/// is computed at most once per run, whoever asks for it first.
+///
+/// Invariants:
+/// - A task reads only through the engine. The rule's only way in is the `Fetch` handle, so no dependency can be
+///   left out of the trace; rules must be deterministic functions of what they fetch.
+/// - A result is reused only if every dependency it read has the same hash now. After a run, every trace entry's
+///   dependencies are themselves in the trace, with the hashes the entry recorded. A task that failed, or that
+///   read one that failed, keeps no result (only what it read, which its next attempt needs): it runs again.
+/// - The trace on disk is either complete and checksummed or ignored (see `TraceFile.swift`).
+/// - The trace holds what the last run demanded and what that read, nothing else: the rest is dropped, and the
+///   dropped tasks are reported.
+/// - A run's work follows what changed: a task no changed input leads to (through the reverse index) is not even
+///   looked at, and a clean key costs a lookup.
+public struct Engine: Sendable {
+    /// The client's identity of everything that is not an input (its binary, say): a trace file written for
+    /// another world is ignored.
+    public let world: UInt64
+    let rules: [String: Rule]
+    var trace: [Key: Entry] = [:]
+    var roots: Set<Key> = []
+
+    public init(rules: [String: Rule], world: UInt64) {
+        self.rules = rules
+        self.world = world
+    }
+
+    /// How many tasks and inputs the trace records (failed ones included).
+    public var recordedCount: Int { trace.count }
+
+    /// The hash recorded for a key, or nil when the trace has none or the key failed.
+    public func recordedHash(of key: Key) -> UInt64? { trace[key].flatMap { $0.failed ? nil : $0.hash } }
+
+    /// Brings every demanded key up to date.
+    ///
+    /// `changed` lists the inputs that may have changed since the last run (from a file watcher, say); nil asks
+    /// the provider for the hash of every recorded input. An input left out of `changed` is taken to be unchanged.
+    /// The calling thread blocks until the run is over (rules are synchronous and run on Dispatch's threads).
+    public mutating func run(demand: [Key], inputs: some InputProvider, changed: Set<Key>? = nil) -> Report {
+        let changedHashes = findChanges(inputs: inputs, candidates: changed)
+        // The run's copy of the trace must be gone before the commit changes it, or the commit copies it all.
+        let slots = Run(engine: self, inputs: inputs, changed: changedHashes).perform(demand)
+        return commit(slots, demand: demand, changed: changedHashes)
+    }
+
+    /// The current hash of each recorded input that differs from the recorded one (nil: the provider failed, so
+    /// whoever reads it finds out why).
+    private func findChanges(inputs: some InputProvider, candidates: Set<Key>?) -> [Key: UInt64?] {
+        let keys = candidates.map { Array($0) } ?? Array(trace.keys)
+        let found = Mutex<[Key: UInt64?]>([:])
+        let chunks = min(keys.count, 64)
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            var local: [Key: UInt64?] = [:]
+            for index in stride(from: chunk, to: keys.count, by: chunks) {
+                let key = keys[index]
+                // The kind first: looking at a task's entry would cost a copy of it.
+                guard rules[key.kind] == nil, let entry = trace[key], entry.isInput else { continue }
+                let now = try? inputs.hash(of: key)
+                if now != entry.hash { local[key] = now }
+            }
+            found.withLock { $0.merge(local) { first, _ in first } }
+        }
+        return found.withLock { $0 }
+    }
+
+    /// Folds a run's outcomes into the trace: new and re-verified entries, the reverse index, the failed ones
+    /// marked to run again with everything that depends on them, and what nobody demands any more dropped.
+    private mutating func commit(_ slots: [Key: Slot], demand: [Key], changed: [Key: UInt64?]) -> Report {
+        var report = Report()
+        var candidates: [Key] = []   // keys that may have lost their last dependent
+        var relinks: [(key: Key, old: [Dependency], new: [Dependency])] = []
+        var failed: [Key] = []
+        for (key, slot) in slots {
+            let done: Done
+            switch slot {
+            case .running: preconditionFailure("a run ends with no key running")
+            case .done(let finished): done = finished
+            case .failed(let error, let read):
+                report.failures[error.key] = error
+                failed.append(key)
+                let old = trace[key]
+                relinks.append((key, old?.dependencies ?? [], read))
+                trace[key] = Entry(hash: 0, isInput: rules[key.kind] == nil, dependencies: read,
+                                   dependents: old?.dependents ?? [], failed: true)
+                continue
+            }
+            switch done.kind {
+            case .input:
+                let known = trace[key].flatMap { $0.isInput && !$0.failed ? $0.hash : nil }
+                // The hash the change check saw, so that an input edited during the run is found changed next time.
+                let hash = changed[key].map { $0 ?? done.hash } ?? known ?? done.hash
+                trace[key] = Entry(hash: hash, isInput: true, dependencies: [],
+                                   dependents: trace[key]?.dependents ?? [])
+            case .verified, .decoded:
+                if done.value != nil, rules[key.kind]?.keepsValue == true { trace[key]?.value = done.value }
+            case .ran(let dependencies, let kept):
+                report.ran[key] = done.value
+                let old = trace[key]
+                relinks.append((key, old?.dependencies ?? [], dependencies))
+                trace[key] = Entry(hash: done.hash, isInput: false, dependencies: dependencies,
+                                   dependents: old?.dependents ?? [], kept: kept,
+                                   value: rules[key.kind]?.keepsValue == true ? done.value : nil)
+            }
+        }
+        for relink in relinks {
+            // Mostly a task reads again what it read before; that leaves the reverse index as it is.
+            if relink.old.count == relink.new.count, zip(relink.old, relink.new).allSatisfy({ $0.key == $1.key }) {
+                continue
+            }
+            let now = Set(relink.new.map(\.key))
+            for dependency in relink.old where !now.contains(dependency.key) {
+                trace[dependency.key]?.dependents.remove(relink.key)
+                candidates.append(dependency.key)
+            }
+            for dependency in relink.new { trace[dependency.key]?.dependents.insert(relink.key) }
+        }
+        // A failed task keeps what it read (still needed by its next attempt) but no result, and so does every
+        // entry that relied on its result: the next run computes them again.
+        while let key = failed.popLast() {
+            for dependent in trace[key]?.dependents ?? [] where trace[dependent]?.failed == false {
+                trace[dependent]?.failed = true
+                failed.append(dependent)
+            }
+        }
+        let demanded = Set(demand)
+        for key in roots where !demanded.contains(key) { candidates.append(key) }
+        roots = demanded
+        while let key = candidates.popLast() {
+            guard let entry = trace[key], entry.dependents.isEmpty, !roots.contains(key) else { continue }
+            trace.removeValue(forKey: key)
+            if !entry.isInput { report.dropped.append(key) }
+            for dependency in entry.dependencies {
+                trace[dependency.key]?.dependents.remove(key)
+                candidates.append(dependency.key)
+            }
+        }
+        report.dropped.sort()
+        return report
+    }
+}
+
+/// The name of a task or an input: what it is (`kind`, which selects its rule) and which one (`name`).
+public struct Key: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var kind: String
+    public var name: String
+
+    public init(_ kind: String, _ name: String = "") {
+        self.kind = kind
+        self.name = name
+    }
+
+    public static func < (a: Key, b: Key) -> Bool { (a.kind, a.name) < (b.kind, b.name) }
+
+    public var description: String { name.isEmpty ? kind : "\(kind) \(name)" }
+}
+
+/// A result, or an input's content: the value and the hash that stands for it.
+///
+/// The rule gives the hash rather than the engine hashing bytes, because many results are values, not bytes (a
+/// parsed story), and because the rule knows what matters about its result (`ContentHasher` helps).
+public struct Output: Sendable {
+    public var value: any Sendable
+    public var hash: UInt64
+
+    public init(_ value: any Sendable, hash: UInt64) {
+        self.value = value
+        self.hash = hash
+    }
+}
+
+/// How to compute the tasks of one kind, and what of a result the engine keeps once the run is over.
+public struct Rule: Sendable {
+    public enum Keep: Sendable {
+        /// Only the hash (a rendered page, which is written out and never read again): a dependent that needs the
+        /// value of an unchanged result runs the rule again.
+        case hash
+        /// The value too, in memory, for the next run of the same engine (a parsed template).
+        case memory
+        /// The value, in memory and as the codec's bytes in the trace file (a parsed story).
+        case bytes(Codec)
+    }
+
+    let compute: @Sendable (Key, Fetch) throws -> Output
+    let keep: Keep
+
+    public init(keeping keep: Keep = .hash, _ compute: @escaping @Sendable (Key, Fetch) throws -> Output) {
+        self.compute = compute
+        self.keep = keep
+    }
+
+    var keepsValue: Bool {
+        if case .hash = keep { return false }
+        return true
+    }
+}
+
+/// Bytes for a rule's kept results. A value that fails to decode is computed again.
+public struct Codec: Sendable {
+    let encode: @Sendable (any Sendable) -> [UInt8]?
+    let decode: @Sendable ([UInt8]) -> (any Sendable)?
+
+    public init<Value: Sendable>(_ type: Value.Type, encode: @escaping @Sendable (Value) -> [UInt8],
+                                 decode: @escaping @Sendable ([UInt8]) -> Value?) {
+        self.encode = { value in (value as? Value).map(encode) }
+        self.decode = { bytes in decode(bytes) }
+    }
+}
+
+/// Where inputs come from; the engine reads nothing else but its trace file.
+///
+/// `hash(of:)` must give the same hash as `read(_:)` would for the same content: it is what the engine compares
+/// with the trace to find what changed, so it should be cheap (a file's size, time and inode, say).
+public protocol InputProvider: Sendable {
+    func hash(of input: Key) throws -> UInt64
+    func read(_ input: Key) throws -> Output
+}
+
+/// What a run did.
+public struct Report: Sendable {
+    /// Every task whose rule ran, with the value it returned.
+    public var ran: [Key: any Sendable] = [:]
+    /// Tasks that were in the trace and that nobody demands any more (their outputs can go).
+    public var dropped: [Key] = []
+    /// The failures, each once, under the key of the task whose rule threw (or where a cycle closed).
+    public var failures: [Key: TaskError] = [:]
+}
+
+/// A task that failed: its key and why. Its dependents fail with the same error.
+public struct TaskError: Error, CustomStringConvertible {
+    public let key: Key
+    public let reason: any Error
+
+    public var description: String { "\(key): \(reason)" }
+}
+
+public struct CycleError: Error, CustomStringConvertible {
+    /// The keys around the cycle, the first one repeated at the end.
+    public let keys: [Key]
+
+    public var description: String { "dependency cycle: " + keys.map(\.description).joined(separator: " → ") }
+}
+
+/// A rule used its handle wrongly: read a value as another type, or after it returned.
+public struct FetchError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+/// A rule's only way to read: every call is recorded as a dependency of the task, with the hash it saw.
+///
+/// Use it only until the rule returns. The batch forms read their keys in parallel.
+public final class Fetch: Sendable {
+    private let run: Run
+    private let task: Key
+    private let reads = Mutex(Reads())
+
+    struct Reads {
+        var dependencies: [Dependency] = []
+        var seen: Set<Key> = []
+        var failure: TaskError?
+        var closed = false
+    }
+
+    init(run: Run, task: Key) {
+        self.run = run
+        self.task = task
+    }
+
+    /// The current value of an input or task result.
+    public func value<Value>(_ key: Key, as type: Value.Type = Value.self) throws -> Value {
+        try values([key], as: type)[0]
+    }
+
+    /// The current values of several inputs or task results, computed in parallel where they need computing.
+    public func values<Value>(_ keys: [Key], as type: Value.Type = Value.self) throws -> [Value] {
+        try read(keys, needValue: true).map { key, found in
+            guard let value = found.value as? Value else {
+                throw FetchError(description: "\(key) is a \(found.value.map { "\(Swift.type(of: $0))" } ?? "nothing"), not a \(Value.self)")
+            }
+            return value
+        }
+    }
+
+    /// The current hash of an input or task result, for a rule that needs to know only whether it changed.
+    public func hash(of key: Key) throws -> UInt64 {
+        try hashes(of: [key])[0]
+    }
+
+    public func hashes(of keys: [Key]) throws -> [UInt64] {
+        try read(keys, needValue: false).map { $0.1.hash }
+    }
+
+    private func read(_ keys: [Key], needValue: Bool) throws -> [(Key, Resolved)] {
+        if reads.withLock({ $0.closed }) {
+            throw FetchError(description: "\(keys.first.map { "\($0)" } ?? "nothing") was fetched after its rule returned")
+        }
+        let outcomes = run.resolve(keys, for: task, needValue: needValue)
+        return try reads.withLock { reads in
+            var batched = false
+            for (key, outcome) in zip(keys, outcomes) where reads.seen.insert(key).inserted {
+                // A failed read is recorded too: the task's next attempt still needs what it read.
+                reads.dependencies.append(Dependency(key: key, hash: (try? outcome.get().hash) ?? 0, batched: batched))
+                batched = true
+            }
+            for case .failure(let error) in outcomes {
+                reads.failure = reads.failure ?? error
+                throw error
+            }
+            return zip(keys, outcomes).map { ($0, try! $1.get()) }
+        }
+    }
+
+    /// What the rule read; a rule that caught a dependency's failure fails all the same.
+    func close() -> Reads {
+        reads.withLock { reads in
+            reads.closed = true
+            return reads
+        }
+    }
+}
+
+struct Dependency: Sendable, Equatable {
+    var key: Key
+    var hash: UInt64
+    /// Read in one batch with the dependency before it.
+    var batched = false
+}
+
+/// What the trace knows about one key.
+struct Entry: Sendable {
+    var hash: UInt64
+    var isInput: Bool
+    /// In the order the task read them.
+    var dependencies: [Dependency]
+    /// The tasks whose dependencies include this key.
+    var dependents: Set<Key>
+    /// The codec's bytes for a kept result.
+    var kept: [UInt8]? = nil
+    /// The kept result, decoded (in memory only).
+    var value: (any Sendable)? = nil
+    /// The task failed (or read one that did): it has no result and runs again when demanded.
+    var failed = false
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Incremental
+import Testing
+
+@Suite struct TraceFileTests {
+    let invocations = Invocations()
+    let folder: URL
+    var path: String { folder.appendingPathComponent("trace").path }
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    func load(world: UInt64 = 1, keepCounts: Bool = true) -> (Engine, Engine.TraceStatus) {
+        Engine.load(from: path, rules: Toy.rules(invocations, keepCounts: keepCounts), world: world)
+    }
+
+    /// A trace written by a full run of the toy build.
+    func saveFirstRun() throws -> UInt64? {
+        var engine = Engine(rules: Toy.rules(invocations, keepCounts: true), world: 1)
+        _ = engine.run(demand: [Toy.report], inputs: Toy.files)
+        try engine.save(to: path)
+        _ = invocations.take()
+        return engine.recordedHash(of: Toy.report)
+    }
+
+    @Test func theTraceSurvivesTheProcess() throws {
+        let first = try saveFirstRun()
+        var (engine, status) = load()
+        #expect(status == .loaded)
+        #expect(engine.recordedCount == 8)
+        #expect(engine.run(demand: [Toy.report], inputs: Toy.files).ran.isEmpty)
+        #expect(invocations.total == 0)
+        #expect(engine.recordedHash(of: Toy.report) == first)
+
+        var files = Toy.files
+        files.contents["a"] = "one two three four"
+        (engine, _) = load()
+        let edited = engine.run(demand: [Toy.report], inputs: files)
+        #expect(invocations.take() == [Toy.count("a"), Toy.report], "count b and c come from the file's kept bytes")
+        #expect(edited.ran[Toy.report] as? String == "a: 4\nb: 2\nc: 1")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["trace"], "no temporary file left")
+    }
+
+    @Test func keptBytesThatDoNotDecodeAreComputedAgain() throws {
+        _ = try saveFirstRun()
+        var rules = Toy.rules(invocations, keepCounts: true)
+        let refusing = Codec(Int.self, encode: { _ in [] }, decode: { _ in nil })
+        rules["count"] = Toy.countRule(invocations, keeping: .bytes(refusing))
+        var (engine, _) = Engine.load(from: path, rules: rules, world: 1)
+        var files = Toy.files
+        files.contents["list"] = "b a"
+        #expect(engine.run(demand: [Toy.report], inputs: files).ran[Toy.report] as? String == "b: 2\na: 3")
+        #expect(invocations.take() == [Toy.count("a"), Toy.count("b"), Toy.report])
+    }
+
+    @Test func failedAndDroppedStateSurvivesTheProcessToo() throws {
+        var files = Toy.files
+        files.contents["c"] = "boom"
+        var engine = Engine(rules: Toy.rules(invocations, keepCounts: true), world: 1)
+        _ = engine.run(demand: [Toy.report, Toy.count("a")], inputs: files)
+        try engine.save(to: path)
+        _ = invocations.take()
+        (engine, _) = load()
+        #expect(engine.recordedHash(of: Toy.report) == nil)
+        #expect(engine.recordedHash(of: Toy.count("a")) != nil)
+        let retried = engine.run(demand: [Toy.report], inputs: files)
+        #expect(invocations.take() == [Toy.count("c"), Toy.report], "the failed ones run again, nothing else")
+        #expect(retried.failures.keys.sorted() == [Toy.count("c")])
+        #expect(retried.dropped.isEmpty, "count a was demanded on its own, and the report still reads it")
+    }
+
+    enum Damage: String, CaseIterable {
+        case empty, headerOnly, truncated, lastByteMissing, flippedByte, extraByte, otherVersion, otherWorld, notATrace
+    }
+
+    @Test(arguments: Damage.allCases) func aDamagedTraceGivesAFullCorrectRun(_ damage: Damage) throws {
+        let clean = try saveFirstRun()
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        switch damage {
+        case .empty: bytes = []
+        case .headerOnly: bytes = Array(bytes[..<36])
+        case .truncated: bytes = Array(bytes[..<(bytes.count / 2)])
+        case .lastByteMissing: bytes.removeLast()
+        case .flippedByte: bytes[bytes.count - 5] ^= 0x10
+        case .extraByte: bytes.append(0)
+        case .otherVersion: bytes[8] &+= 1
+        case .otherWorld: break
+        case .notATrace: bytes = Array("a text file that happens to be where the trace goes\n".utf8)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        var (engine, status) = load(world: damage == .otherWorld ? 2 : 1)
+        guard case .ignored(let reason) = status else {
+            Issue.record("a \(damage) trace was \(status)")
+            return
+        }
+        let expected: [Damage: String] = [
+            .empty: "truncated", .headerOnly: "expected", .truncated: "expected", .lastByteMissing: "expected",
+            .flippedByte: "checksum mismatch", .extraByte: "expected", .otherVersion: "trace format 2, not 1",
+            .otherWorld: "another world", .notATrace: "not a trace file",
+        ]
+        #expect(reason.contains(expected[damage]!), "\(reason)")
+        #expect(engine.recordedCount == 0)
+        _ = engine.run(demand: [Toy.report], inputs: Toy.files)
+        #expect(invocations.take() == [Toy.count("a"), Toy.count("b"), Toy.count("c"), Toy.report])
+        #expect(engine.recordedHash(of: Toy.report) == clean)
+    }
+
+    @Test func aMissingTraceIsAFirstRun() throws {
+        let (engine, status) = load()
+        #expect(status == .missing)
+        #expect(engine.recordedCount == 0)
+    }
+
+    @Test func aTraceThatCannotBeWrittenSaysWhere() throws {
+        let engine = Engine(rules: Toy.rules(invocations), world: 1)
+        let target = folder.appendingPathComponent("no-such-folder/trace").path
+        #expect {
+            try engine.save(to: target)
+        } throws: { error in
+            "\(error)".hasPrefix(target) && "\(error)".contains("No such file or directory")
+        }
+    }
+}
