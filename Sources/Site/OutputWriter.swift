@@ -162,25 +162,32 @@ final class OutputWriter: Sendable {
             state.withLock { $0.changed = snapshot.staged.count }
         }
         var ready: Set<String> = []   // folders known to exist: checked or created once, not once per file
+        var removed = 0
         for (relative, name, _) in snapshot.staged.sorted(by: { $0.relative < $1.relative }) where !fresh {
             let target = directory + "/" + relative
             let parent = String(target[..<(target.lastIndex(of: "/") ?? target.endIndex)])
             if !ready.contains(parent) {
-                if FileSystem.exists(parent) && !FileSystem.isDirectory(parent) { FileSystem.remove(parent) }
-                try FileSystem.createDirectories(parent)
+                do {
+                    try FileSystem.createDirectories(parent)
+                } catch {
+                    // Something other than newsgen put a file where a folder of the site goes (at any depth): it is
+                    // not part of the site, so it goes like any other such file.
+                    removed += removeFiles(standingIn: String(parent.dropFirst(directory.count + 1)))
+                    try FileSystem.createDirectories(parent)
+                }
                 ready.insert(parent)
             }
             if FileSystem.isDirectory(target) { FileSystem.removeTree(target) }
             try FileSystem.rename(staging + "/" + name, target)
             state.withLock { $0.changed += 1 }
         }
-        var removed = 0
         var emptied: Set<String> = []
         var unplanned: [String] = []
         for file in existing ?? FileSystem.files(under: directory, includeHidden: true)
         where !snapshot.planned.contains(file) && !file.hasPrefix(Self.reservedPrefix) {
             unplanned.append(file)
-            guard FileSystem.exists(directory + "/" + file) else { continue }
+            // Gone, or a folder by now (it stood where a folder of the site goes, and was removed above).
+            guard FileSystem.exists(directory + "/" + file), !FileSystem.isDirectory(directory + "/" + file) else { continue }
             FileSystem.remove(directory + "/" + file)
             removed += 1
             state.withLock { $0.changed += 1 }
@@ -207,6 +214,22 @@ final class OutputWriter: Sendable {
                        writtenFiles: PathTable(snapshot.staged.map(\.relative)),
                        writtenStamps: snapshot.staged.map(\.stamp),
                        unplanned: unplanned)
+    }
+
+    /// Removes whatever is not a folder along `relative` (a folder path inside the output folder); how many.
+    private func removeFiles(standingIn relative: String) -> Int {
+        var path = directory
+        var removed = 0
+        for name in relative.split(separator: "/") {
+            path += "/" + name
+            guard FileSystem.exists(path) else { break }
+            if !FileSystem.isDirectory(path) {
+                FileSystem.remove(path)
+                removed += 1
+                state.withLock { $0.changed += 1 }
+            }
+        }
+        return removed
     }
 
     func abort() {
