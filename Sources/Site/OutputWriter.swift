@@ -145,8 +145,15 @@ final class OutputWriter: Sendable {
     /// empty (walking 30,000 story folders again would cost more than the rest of a no-change rebuild).
     func commit(existing: [String]? = nil) throws(FileSystem.Failure) -> Summary {
         let snapshot = state.withLock { $0 }
+        // The marker before anything is moved in, and whole (staged, then renamed): a build killed part way leaves a
+        // folder the next build knows as its own and repairs, not one it refuses as someone else's.
+        if !FileSystem.exists(directory + "/" + Self.marker) {
+            try makeStaging()
+            try FileSystem.write(Array("This folder is written by newsgen build; files that are not part of the site are removed.\n".utf8),
+                                 to: staging + "/" + Self.marker)
+            try FileSystem.rename(staging + "/" + Self.marker, directory + "/" + Self.marker)
+        }
         if fresh {
-            try FileSystem.createDirectories(directory)
             var moved: [String] = []
             for entry in FileSystem.entries(of: staging) {
                 if FileSystem.exists(directory + "/" + entry) { FileSystem.removeTree(directory + "/" + entry) }
@@ -204,10 +211,6 @@ final class OutputWriter: Sendable {
                     current = current.lastIndex(of: "/").map { String(current[..<$0]) } ?? ""
                 }
             }
-        }
-        if !FileSystem.exists(directory + "/" + Self.marker) {
-            try FileSystem.write(Array("This folder is written by newsgen build; files that are not part of the site are removed.\n".utf8),
-                                 to: directory + "/" + Self.marker)
         }
         return Summary(written: snapshot.staged.count, unchanged: snapshot.unchanged, removed: removed,
                        // Staged paths are unique (`plan` refuses a second), so places in the table are places in `staged`.
