@@ -145,8 +145,15 @@ final class OutputWriter: Sendable {
     /// empty (walking 30,000 story folders again would cost more than the rest of a no-change rebuild).
     func commit(existing: [String]? = nil) throws(FileSystem.Failure) -> Summary {
         let snapshot = state.withLock { $0 }
+        // The marker before anything is moved in, and whole (staged, then renamed): a build killed part way leaves a
+        // folder the next build knows as its own and repairs, not one it refuses as someone else's.
+        if !FileSystem.exists(directory + "/" + Self.marker) {
+            try makeStaging()
+            try FileSystem.write(Array("This folder is written by newsgen build; files that are not part of the site are removed.\n".utf8),
+                                 to: staging + "/" + Self.marker)
+            try FileSystem.rename(staging + "/" + Self.marker, directory + "/" + Self.marker)
+        }
         if fresh {
-            try FileSystem.createDirectories(directory)
             var moved: [String] = []
             for entry in FileSystem.entries(of: staging) {
                 if FileSystem.exists(directory + "/" + entry) { FileSystem.removeTree(directory + "/" + entry) }
@@ -162,25 +169,32 @@ final class OutputWriter: Sendable {
             state.withLock { $0.changed = snapshot.staged.count }
         }
         var ready: Set<String> = []   // folders known to exist: checked or created once, not once per file
+        var removed = 0
         for (relative, name, _) in snapshot.staged.sorted(by: { $0.relative < $1.relative }) where !fresh {
             let target = directory + "/" + relative
             let parent = String(target[..<(target.lastIndex(of: "/") ?? target.endIndex)])
             if !ready.contains(parent) {
-                if FileSystem.exists(parent) && !FileSystem.isDirectory(parent) { FileSystem.remove(parent) }
-                try FileSystem.createDirectories(parent)
+                do {
+                    try FileSystem.createDirectories(parent)
+                } catch {
+                    // Something other than newsgen put a file where a folder of the site goes (at any depth): it is
+                    // not part of the site, so it goes like any other such file.
+                    removed += removeFiles(standingIn: String(parent.dropFirst(directory.count + 1)))
+                    try FileSystem.createDirectories(parent)
+                }
                 ready.insert(parent)
             }
             if FileSystem.isDirectory(target) { FileSystem.removeTree(target) }
             try FileSystem.rename(staging + "/" + name, target)
             state.withLock { $0.changed += 1 }
         }
-        var removed = 0
         var emptied: Set<String> = []
         var unplanned: [String] = []
         for file in existing ?? FileSystem.files(under: directory, includeHidden: true)
         where !snapshot.planned.contains(file) && !file.hasPrefix(Self.reservedPrefix) {
             unplanned.append(file)
-            guard FileSystem.exists(directory + "/" + file) else { continue }
+            // Gone, or a folder by now (it stood where a folder of the site goes, and was removed above).
+            guard FileSystem.exists(directory + "/" + file), !FileSystem.isDirectory(directory + "/" + file) else { continue }
             FileSystem.remove(directory + "/" + file)
             removed += 1
             state.withLock { $0.changed += 1 }
@@ -198,15 +212,27 @@ final class OutputWriter: Sendable {
                 }
             }
         }
-        if !FileSystem.exists(directory + "/" + Self.marker) {
-            try FileSystem.write(Array("This folder is written by newsgen build; files that are not part of the site are removed.\n".utf8),
-                                 to: directory + "/" + Self.marker)
-        }
         return Summary(written: snapshot.staged.count, unchanged: snapshot.unchanged, removed: removed,
                        // Staged paths are unique (`plan` refuses a second), so places in the table are places in `staged`.
                        writtenFiles: PathTable(snapshot.staged.map(\.relative)),
                        writtenStamps: snapshot.staged.map(\.stamp),
                        unplanned: unplanned)
+    }
+
+    /// Removes whatever is not a folder along `relative` (a folder path inside the output folder); how many.
+    private func removeFiles(standingIn relative: String) -> Int {
+        var path = directory
+        var removed = 0
+        for name in relative.split(separator: "/") {
+            path += "/" + name
+            guard FileSystem.exists(path) else { break }
+            if !FileSystem.isDirectory(path) {
+                FileSystem.remove(path)
+                removed += 1
+                state.withLock { $0.changed += 1 }
+            }
+        }
+        return removed
     }
 
     func abort() {
