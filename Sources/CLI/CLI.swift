@@ -40,6 +40,7 @@ public enum CLI {
             case "publish": return try PublishCommand.run(rest, environment: environment, console: console)
             case "status": return try StatusCommand.run(rest, environment: environment, console: console)
             case "next-change": return try NextChangeCommand.run(rest, environment: environment, console: console)
+            case "new": return try NewCommand.run(rest, environment: environment, console: console)
             default:
                 if first.hasPrefix("-") {
                     var message = "unknown option '\(first)'"

@@ -1,6 +1,6 @@
 /// Help texts in the argument-parser style (OVERVIEW / USAGE / OPTIONS / SUBCOMMANDS).
 enum Help {
-    static let commandNames = ["build", "check", "publish", "status", "next-change", "help"]
+    static let commandNames = ["new", "build", "check", "publish", "status", "next-change", "help"]
 
     static let overview = """
     OVERVIEW: newsgen builds a multilingual breaking-news site from Markdown stories and announces
@@ -13,6 +13,7 @@ enum Help {
       -h, --help              Show help information.
 
     SUBCOMMANDS:
+      new                     Start a story: write its file in content/ as a draft to fill in.
       build                   Render the site into site/.
       check                   Run every validation of build and write nothing.
       publish                 Send each new breaking story to the hub as one template notification.
@@ -29,6 +30,40 @@ enum Help {
     """
 
     static let commands: [String: String] = [
+        "new": """
+        OVERVIEW: Start a story: write content/<category slug>/<slug>.md in the story format, as a draft for
+        you to fill in, and print its path.
+
+        The file has the category, published set to now in the site's time zone, breaking: true when asked,
+        draft: true, a title for the default language (the --title text, else empty) and a commented-out title
+        line for each other language, then one language marker per configured language with an empty body.
+        Until the title and the bodies are written, check and build stop at the file with an error at each
+        empty one, so the unfinished story can never be published or announced; remove draft: true (and set
+        published to the time it goes out) when it is ready.
+
+        It is refused, with nothing written, when check would refuse the story for its name or category: a
+        slug that is not a clean URL segment (a clean one is suggested), a slug or id that another story file
+        in content/ already has, an unknown category (with did-you-mean). An existing file is never replaced.
+
+        USAGE: newsgen new <slug> --category <name> [--breaking] [--title <text>] [--site <dir>]
+
+        ARGUMENTS:
+          <slug>                  The file name without .md: lowercase letters, digits and -, perhaps after
+                                  a YYYY-MM-DD- date, which the slug leaves out.
+
+        OPTIONS:
+          --category <name>       The story's category, as named in newsgen.yml (required).
+          --breaking              Mark the story breaking: publish announces it once it is no draft.
+          --title <text>          The title in the default language.
+          --site <dir>            The site folder (default: the current folder).
+          -h, --help              Show help information.
+
+        Exit status: 0 when the file was written, 1 when the story was refused or the file could not be
+        written, 64 for usage errors.
+
+        ENVIRONMENT:
+          SOURCE_DATE_EPOCH       "Now" for published (else the system clock).
+        """,
         "build": """
         OVERVIEW: Render the site in the current folder (newsgen.yml, content/, templates/) into site/.
 

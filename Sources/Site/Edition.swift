@@ -58,13 +58,39 @@ public struct Edition: Sendable {
         let snapshot = snapshot.flatMap { $0.root == root ? $0 : nil }
         var diagnostics: [Diagnostic] = []
 
-        let configPath = root + "/" + configFile
-        if let missing = missingConfig(root) { throw SiteError([missing]) }
+        let (config, configBytes) = loadConfig(root: root, snapshot: snapshot, baseURLOverride: baseURLOverride,
+                                               diagnostics: &diagnostics)
+        guard let config, diagnostics.isEmpty else { throw SiteError(diagnostics) }
+
+        let theme = Theme.load(directory: root + "/" + templatesFolder, displayPath: templatesFolder,
+                               config: config, diagnostics: &diagnostics)
+        let stories = loadStories(root: root, config: config, cache: cache, cacheKey: StoryCache.key(configBytes: configBytes),
+                                  listed: snapshot?.storyFiles, diagnostics: &diagnostics)
+        diagnostics += crossCheck(stories)
+        guard diagnostics.isEmpty, let theme else { throw SiteError(diagnostics) }
+        var digest = Digest()
+        digest.add(BuildCache.executableIdentity)
+        digest.add(configBytes)
+        digest.add(config.baseURL)
+        digest.add(snapshot?.themeDigest ?? themeDigest(root: root))   // the snapshot has read the theme once already
+        var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value)
+        edition.inputs = snapshot
+        return edition
+    }
+
+    /// newsgen.yml of the site in `root` (absolute), read and validated, with its bytes; nil with the problems in
+    /// `diagnostics`. What `load` starts with, and all that `newsgen new` needs of the site besides its story files.
+    static func loadConfig(root: String, snapshot: InputSnapshot? = nil, baseURLOverride: String? = nil,
+                           diagnostics: inout [Diagnostic]) -> (SiteConfig?, [UInt8]) {
+        if let missing = missingConfig(root) {
+            diagnostics.append(missing)
+            return (nil, [])
+        }
         var config: SiteConfig?
         var configBytes: [UInt8] = []
         switch Result(catching: { () throws(FileSystem.Failure) in
             if let bytes = snapshot?.configBytes { return bytes }
-            return try FileSystem.readInput(configPath)
+            return try FileSystem.readInput(root + "/" + configFile)
         }) {
         case .success(let bytes):
             configBytes = bytes
@@ -83,22 +109,7 @@ public struct Edition: Sendable {
                 config?.baseURL = override.hasSuffix("/") ? override : override + "/"
             }
         }
-        guard let config, diagnostics.isEmpty else { throw SiteError(diagnostics) }
-
-        let theme = Theme.load(directory: root + "/" + templatesFolder, displayPath: templatesFolder,
-                               config: config, diagnostics: &diagnostics)
-        let stories = loadStories(root: root, config: config, cache: cache, cacheKey: StoryCache.key(configBytes: configBytes),
-                                  listed: snapshot?.storyFiles, diagnostics: &diagnostics)
-        diagnostics += crossCheck(stories)
-        guard diagnostics.isEmpty, let theme else { throw SiteError(diagnostics) }
-        var digest = Digest()
-        digest.add(BuildCache.executableIdentity)
-        digest.add(configBytes)
-        digest.add(config.baseURL)
-        digest.add(snapshot?.themeDigest ?? themeDigest(root: root))   // the snapshot has read the theme once already
-        var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value)
-        edition.inputs = snapshot
-        return edition
+        return (diagnostics.isEmpty ? config : nil, configBytes)
     }
 
     /// The snapshot the edition was loaded from, if it was (see `InputSnapshot`).
@@ -249,22 +260,33 @@ public struct Edition: Sendable {
         var ids = Set<String>(minimumCapacity: stories.count)
         var slugs = Set<String>(minimumCapacity: stories.count)
         if stories.allSatisfy({ ids.insert($0.id).inserted && slugs.insert($0.slug).inserted }) { return [] }
+        var taken = StoryKeys()
+        return stories.sorted(by: { $0.sourcePath < $1.sourcePath }).flatMap {
+            taken.add(id: $0.id, slug: $0.slug, sourcePath: $0.sourcePath)
+        }
+    }
+}
+
+/// The ids and slugs of the stories seen so far: ids and slugs are unique across the whole of content/.
+/// `check` adds every story in path order; `newsgen new` adds the story files there are, then the new one.
+struct StoryKeys {
+    private var byID: [String: String] = [:]     // id → the source path of the story that has it
+    private var bySlug: [String: String] = [:]
+
+    /// Takes the story's id and slug; the problems when another story has either.
+    mutating func add(id: String, slug: String, sourcePath: String) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
-        var byID: [String: Story] = [:]
-        var bySlug: [String: Story] = [:]
-        for story in stories.sorted(by: { $0.sourcePath < $1.sourcePath }) {
-            if let other = byID[story.id] {
-                diagnostics.append(Diagnostic(path: story.sourcePath, location: .init(line: 1, column: 1),
-                                              message: "duplicate story id \"\(story.id)\" (also used by \(other.sourcePath)); ids must be unique"))
-            } else {
-                byID[story.id] = story
-            }
-            if let other = bySlug[story.slug] {
-                diagnostics.append(Diagnostic(path: story.sourcePath, location: .init(line: 1, column: 1),
-                                              message: "duplicate slug \"\(story.slug)\" (also used by \(other.sourcePath)); rename one of the files"))
-            } else {
-                bySlug[story.slug] = story
-            }
+        if let other = byID[id] {
+            diagnostics.append(Diagnostic(path: sourcePath, location: .init(line: 1, column: 1),
+                                          message: "duplicate story id \"\(id)\" (also used by \(other)); ids must be unique"))
+        } else {
+            byID[id] = sourcePath
+        }
+        if let other = bySlug[slug] {
+            diagnostics.append(Diagnostic(path: sourcePath, location: .init(line: 1, column: 1),
+                                          message: "duplicate slug \"\(slug)\" (also used by \(other)); rename one of the files"))
+        } else {
+            bySlug[slug] = sourcePath
         }
         return diagnostics
     }

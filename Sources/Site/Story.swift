@@ -293,8 +293,8 @@ struct StoryParser {
         }
 
         let slug = Self.slug(fromFileName: fileName)
-        if !Self.isCleanURLSegment(slug) {
-            fields.sink.error("the file name gives the slug \"\(slug)\", which is not a clean URL segment; rename the file using lowercase letters, digits and - (e.g. \(SiteConfig.slugify(slug)).md)",
+        if let clean = Self.cleanSlug(instead: slug) {
+            fields.sink.error("the file name gives the slug \"\(slug)\", which is not a clean URL segment; rename the file using lowercase letters, digits and - (e.g. \(clean).md)",
                               at: .init(line: 1, column: 1))
         }
         var id = slug
@@ -423,6 +423,22 @@ struct StoryParser {
             sink.error(error.message, at: error.location)
             return nil
         }
+    }
+
+    /// nil when `slug` is a clean URL segment, else the clean slug to suggest instead.
+    static func cleanSlug(instead slug: String) -> String? {
+        isCleanURLSegment(slug) ? nil : SiteConfig.slugify(slug)
+    }
+
+    /// The id and slug a story file holds, from its name and its front matter's `id` alone: a file with other
+    /// problems still holds them (an id `parse` refuses counts as the slug, which is what the file will have).
+    static func claimedKeys(bytes: [UInt8], fileName: String) -> (id: String, slug: String) {
+        let slug = slug(fromFileName: fileName)
+        var sink = DiagnosticSink(path: fileName)
+        guard let start = validateUTF8(bytes, sink: &sink),
+              let id = frontMatter(SourceLines(bytes, from: start), sink: &sink)?.root["id"]?.string,
+              isValidID(id) else { return (slug, slug) }
+        return (id, slug)
     }
 
     /// ASCII lowercase letters, digits, `-` and `_`, at most 120, not starting with `-`. (On bytes: every allowed

@@ -127,7 +127,7 @@ enum CLIFixture {
 @Suite struct HelpTextTests {
     static let goldenFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 
-    @Test(arguments: ["build", "check", "publish", "status", "next-change"]) func commandHelpMatchesItsGoldenFile(_ command: String) {
+    @Test(arguments: ["new", "build", "check", "publish", "status", "next-change"]) func commandHelpMatchesItsGoldenFile(_ command: String) {
         let run = Run(["help", command])
         #expect(run.status == 0)
         #expect(run.err.isEmpty)
@@ -163,6 +163,13 @@ enum CLIFixture {
         #expect(typo.err.contains("unknown option '--jsn' for '\(command)'; did you mean '--json'?"))
     }
 
+    @Test func overviewMatchesItsGoldenFile() {
+        let run = Run(["help"])
+        #expect(run.status == 0)
+        let problem = GoldenFile.problem(run.out + "\n", golden: Self.goldenFolder.appendingPathComponent("help.txt"))
+        #expect(problem == nil, "\(problem ?? "")")
+    }
+
     @Test func overviewListsTheSubcommands() {
         for arguments in [["--help"], ["-h"], ["help"]] {
             let run = Run(arguments)
@@ -171,7 +178,7 @@ enum CLIFixture {
             #expect(run.out.hasPrefix("OVERVIEW: newsgen builds a multilingual breaking-news site"), "\(arguments)")
             #expect(run.out.contains("\nUSAGE: newsgen <subcommand> [options]\n"))
             #expect(run.out.contains("\nOPTIONS:\n  --version               Show the version.\n  -h, --help              Show help information.\n"))
-            #expect(run.out.contains("\nSUBCOMMANDS:\n  build                   Render the site into site/.\n  check                   Run every validation of build and write nothing.\n"))
+            #expect(run.out.contains("\nSUBCOMMANDS:\n  new                     Start a story: write its file in content/ as a draft to fill in.\n  build                   Render the site into site/.\n  check                   Run every validation of build and write nothing.\n"))
             #expect(run.out.contains("\n  help <subcommand>       Show help for a subcommand.\n"))
         }
     }
