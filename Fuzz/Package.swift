@@ -10,8 +10,8 @@ let targets = ["FuzzStory", "FuzzYAML", "FuzzTemplates", "FuzzDeviceTemplate", "
 let package = Package(
     name: "newsgen-fuzz",
     dependencies: [.package(name: "newsgen", path: "..")],
-    targets: targets.map { name in
-        .executableTarget(name: name, dependencies: [.product(name: "NewsgenParsers", package: "newsgen")])
+    targets: [.target(name: "FuzzSupport")] + targets.map { name in
+        .executableTarget(name: name, dependencies: ["FuzzSupport", .product(name: "NewsgenParsers", package: "newsgen")])
     },
     swiftLanguageModes: [.v6]
 )

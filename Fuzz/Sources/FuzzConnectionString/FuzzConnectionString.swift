@@ -1,3 +1,4 @@
+import FuzzSupport
 import Hub
 
 /// libFuzzer's entry point: the input as a hub connection string. Whether it parses or not, a key that looks like
@@ -15,7 +16,7 @@ public func fuzzConnectionString(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
         shown = error.message
     }
     for key in keys(in: text) {
-        precondition(!shown.contains(key), "the key \(key) is shown: \(shown)")
+        require(!shown.contains(key), "the key \(key) is shown: \(shown)")
     }
     return 0
 }

@@ -1,3 +1,4 @@
+import FuzzSupport
 import Hub
 
 /// libFuzzer's entry point: the input is a device template (JSON), then, after a NUL byte, the notification's
@@ -25,9 +26,9 @@ public func fuzzDeviceTemplate(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     let payload = template.render(properties)
     do {
         let reread = try DeviceTemplate.compactJSON(payload)
-        precondition(reread == payload, "the payload is not compact JSON: \(payload) reads as \(reread)")
+        require(reread == payload, "the payload is not compact JSON: \(payload) reads as \(reread)")
     } catch {
-        preconditionFailure("the template \(json) renders to a payload that is not JSON (\(error)): \(payload)")
+        fatalError("the template \(json) renders to a payload that is not JSON (\(error)): \(payload)")
     }
     return 0
 }

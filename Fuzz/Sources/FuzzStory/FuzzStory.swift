@@ -1,3 +1,4 @@
+import FuzzSupport
 @testable import Site
 
 /// The sample site's configuration: three languages, six categories.
@@ -36,16 +37,16 @@ public func fuzzStory(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     for diagnostic in diagnostics {
         _ = diagnostic.description
         if let location = diagnostic.location {
-            precondition(location.line >= 1 && location.column >= 1, "diagnostic outside the file: \(diagnostic)")
+            require(location.line >= 1 && location.column >= 1, "diagnostic outside the file: \(diagnostic)")
         }
     }
     let (planned, _) = parser.parse(bytes: bytes, path: "content/world/fuzz.md", fileName: "2026-11-29-fuzz.md",
                                     withBodies: false)
-    precondition((story == nil) == (planned == nil), "the two parses disagree on whether the story is valid")
+    require((story == nil) == (planned == nil), "the two parses disagree on whether the story is valid")
     guard let story, let planned else { return 0 }
     for (code, body) in planned.bodies {
-        precondition(body.sourceRange.upperBound <= bytes.count, "\(code) body ends after the file")
-        precondition(StoryBody.text(in: bytes, body.sourceRange) == story.bodies[code]?.text,
+        require(body.sourceRange.upperBound <= bytes.count, "\(code) body ends after the file")
+        require(StoryBody.text(in: bytes, body.sourceRange) == story.bodies[code]?.text,
                      "the \(code) body read back from its range differs from the parsed one")
     }
     return 0

@@ -1,3 +1,4 @@
+import FuzzSupport
 import YAML
 
 /// libFuzzer's entry point: the input as a YAML document, its tree then read the way newsgen.yml and front
@@ -8,13 +9,13 @@ public func fuzzYAML(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     do {
         if let root = try YAMLDocument.parse(text, lineOffset: 1) { read(root) }
     } catch {
-        precondition(error.location.line >= 1 && error.location.column >= 1, "error outside the text: \(error)")
+        require(error.location.line >= 1 && error.location.column >= 1, "error outside the text: \(error)")
     }
     return 0
 }
 
 private func read(_ node: YAMLNode) {
-    precondition(node.location.line >= 1 && node.location.column >= 1, "node outside the text: \(node.location)")
+    require(node.location.line >= 1 && node.location.column >= 1, "node outside the text: \(node.location)")
     _ = (node.string, node.bool, node.int, node.isNull, node.kindName)
     if let entries = node.mapping {
         for entry in entries {
