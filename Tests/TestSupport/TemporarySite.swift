@@ -128,6 +128,9 @@ public func runProgram(_ executable: URL, _ arguments: [String], in directory: U
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = directory }
     var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
+    // Under scripts/sanitize the programs the tests start are built with the sanitizer too and must run with the
+    // same settings.
+    for key in ["ASAN_OPTIONS", "TSAN_OPTIONS"] { env[key] = ProcessInfo.processInfo.environment[key] }
     for (key, value) in environment { env[key] = value }
     process.environment = env
     let out = Pipe(), err = Pipe()
