@@ -8,6 +8,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "newsgen", targets: ["newsgen"]),
+        // For the fuzz targets in Fuzz/, a package of their own so that `swift build` never links them.
+        .library(name: "NewsgenParsers", targets: ["YAML", "Templates", "Site", "Hub"]),
     ],
     targets: [
         // C libraries (Debian: libcmark-dev, libyaml-dev, libcurl4-openssl-dev, libssl-dev)

@@ -69,6 +69,13 @@ public struct TagExpression: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(TagExpressionError) {
         var parser = Parser(text: text)
         node = try parser.parse()
+        // The header value parenthesizes every && group inside ||, which the text may not have: it must still be
+        // an expression this parser reads back (the same text is what a preview shows and what is sent).
+        if Self.nesting(of: node, inside: nil) > Parser.maximumDepth {
+            throw TagExpressionError(
+                message: "the tag expression nests \"(\" and \"!\" more than \(Parser.maximumDepth) levels deep once "
+                    + "each && group inside || is put in parentheses, as it is sent")
+        }
         let stats = Self.statistics(of: node)
         if stats.usesAndOrNot {
             if stats.tagCount > Self.maximumTagsWithAndOrNot {
@@ -206,6 +213,20 @@ public struct TagExpression: Sendable, Hashable, CustomStringConvertible {
         case .or(let children):
             let text = children.map { render($0, inside: .or) }.joined(separator: " || ")
             return context == nil || context == .or ? text : "(" + text + ")"
+        }
+    }
+
+    /// How deeply `render` nests "(" and "!" (the parser's measure of depth).
+    private static func nesting(of node: Node, inside context: Context?) -> Int {
+        switch node {
+        case .tag:
+            return 0
+        case .not(let inner):
+            return 1 + nesting(of: inner, inside: .not)
+        case .and(let children):
+            return (context == nil ? 0 : 1) + children.map { nesting(of: $0, inside: .and) }.reduce(0, max)
+        case .or(let children):
+            return (context == nil || context == .or ? 0 : 1) + children.map { nesting(of: $0, inside: .or) }.reduce(0, max)
         }
     }
 

@@ -231,6 +231,16 @@ struct TagExpressionTests {
             try parse(String(repeating: "(", count: 60) + "a" + String(repeating: ")", count: 60)).headerValue == "a")
     }
 
+    @Test("an expression whose header value would nest too deep is refused, so every header value reads back")
+    func headerValueNesting() throws {
+        // 63 "!" and one "(" are within the limit, but the header value adds "(" around the && group: 65 levels.
+        let tooDeep = String(repeating: "!", count: 63) + "(a && b || c)"
+        #expect(error(tooDeep)?.message.hasPrefix("the tag expression nests \"(\" and \"!\" more than 64 levels deep once") == true)
+        let deepest = try parse(String(repeating: "!", count: 62) + "(a && b || c)")
+        #expect(deepest.headerValue == String(repeating: "!", count: 62) + "((a && b) || c)")
+        #expect(try parse(deepest.headerValue).headerValue == deepest.headerValue)
+    }
+
     @Test("double negation and nested groups evaluate correctly")
     func evaluation() throws {
         let expression = try parse("!!a && !(b || c)")

@@ -3,7 +3,7 @@ import TestSupport
 import Templates
 import Testing
 
-/// One test case of the official Mustache spec (read at test time from shared/data/mustache-spec).
+/// One test case of the official Mustache spec (read at test time from `Repository.mustacheSpec`).
 struct SpecCase: Sendable, CustomTestStringConvertible {
     var file: String
     var number: Int
@@ -19,12 +19,11 @@ struct SpecCase: Sendable, CustomTestStringConvertible {
 }
 
 enum SpecFiles {
-    /// `data/mustache-spec/` in the shared material (`Repository.shared`).
-    static var directory: URL {
-        Repository.shared.appendingPathComponent("data/mustache-spec", isDirectory: true)
-    }
-
     static func cases(_ file: String) -> [SpecCase] {
+        guard let directory = Repository.mustacheSpec else {
+            return [SpecCase(file: file, number: 0, name: "load",
+                             loadError: "the Mustache spec files are not installed: \(Repository.mustacheSpecHelp)")]
+        }
         let url = directory.appendingPathComponent("\(file).json")
         do {
             let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url), options: [.fragmentsAllowed])
@@ -40,7 +39,8 @@ enum SpecFiles {
                     expected: test["expected"] as? String ?? "")
             }
         } catch {
-            return [SpecCase(file: file, number: 0, name: "load", loadError: "\(url.path): \(error)")]
+            return [SpecCase(file: file, number: 0, name: "load",
+                             loadError: "cannot read \(url.path) (\(error.localizedDescription)): \(Repository.mustacheSpecHelp)")]
         }
     }
 
@@ -106,7 +106,8 @@ struct SpecTests {
     func specFilesArePresent() {
         for file in ["comments", "delimiters", "interpolation", "inverted", "partials", "sections", "~inheritance"] {
             let cases = SpecFiles.cases(file)
-            #expect(!cases.isEmpty && cases.allSatisfy { $0.loadError == nil }, "\(file).json in \(SpecFiles.directory.path)")
+            #expect(!cases.isEmpty && cases.allSatisfy { $0.loadError == nil },
+                    "\(file).json: \(cases.compactMap(\.loadError).first ?? "no cases")")
         }
     }
 }

@@ -12,33 +12,29 @@ public enum Repository {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     }()
 
-    /// The material shared with the project (the Mustache spec files, among others): `shared/` next to the
-    /// repository, where CI puts it. A clone made elsewhere (`git clone . /tmp/x`) finds the `shared/` next to
-    /// the repository it was cloned from, through its `origin`.
-    public static let shared: URL = {
-        let beside = root.deletingLastPathComponent().appendingPathComponent("shared")
-        if FileManager.default.fileExists(atPath: beside.path) { return beside }
-        if let origin = originPath() {
-            let besideOrigin = URL(fileURLWithPath: origin).standardizedFileURL.deletingLastPathComponent()
-                .appendingPathComponent("shared")
-            if FileManager.default.fileExists(atPath: besideOrigin.path) { return besideOrigin }
+    /// The folder of the official Mustache spec files (`comments.json`, …), or nil when none is there:
+    /// the folder named by `MUSTACHE_SPEC_DIR` when it is set (even one that does not exist, so that a wrong
+    /// value is reported rather than passed over), else `shared/data/mustache-spec` beside the repository (where
+    /// CI puts it), else `Tests/.mustache-spec` (where `scripts/fetch-mustache-spec` installs the pinned release).
+    public static var mustacheSpec: URL? {
+        if let named = ProcessInfo.processInfo.environment[mustacheSpecVariable], !named.isEmpty {
+            return URL(fileURLWithPath: named, isDirectory: true)
         }
-        return beside
-    }()
-
-    /// The `url` of `[remote "origin"]` in `.git/config` when it is a local folder.
-    private static func originPath() -> String? {
-        guard let config = try? String(contentsOf: root.appendingPathComponent(".git/config"), encoding: .utf8) else { return nil }
-        var inOrigin = false
-        for line in config.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            if line.hasPrefix("[") { inOrigin = line == "[remote \"origin\"]"; continue }
-            guard inOrigin, line.hasPrefix("url") else { continue }
-            let value = line.drop(while: { $0 != "=" }).dropFirst().trimmingCharacters(in: .whitespaces)
-            if value.hasPrefix("file://") { return String(value.dropFirst("file://".count)) }
-            return value.hasPrefix("/") ? value : nil
-        }
-        return nil
+        let candidates = [
+            root.deletingLastPathComponent().appendingPathComponent("shared/data/mustache-spec", isDirectory: true),
+            root.appendingPathComponent("Tests/.mustache-spec", isDirectory: true),
+        ]
+        return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
     }
+
+    public static let mustacheSpecVariable = "MUSTACHE_SPEC_DIR"
+
+    /// What to tell someone whose Mustache spec files are missing.
+    public static let mustacheSpecHelp = """
+        set \(mustacheSpecVariable) to a folder holding the Mustache spec's JSON files (comments.json, …), \
+        or run scripts/setup (or scripts/fetch-mustache-spec) with the network to fetch the pinned release \
+        into Tests/.mustache-spec
+        """
 
     /// The built `newsgen` executable (`NEWSGEN_BINARY` overrides).
     public static var newsgenBinary: URL {
@@ -132,6 +128,9 @@ public func runProgram(_ executable: URL, _ arguments: [String], in directory: U
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = directory }
     var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
+    // Under scripts/sanitize the programs the tests start are built with the sanitizer too and must run with the
+    // same settings.
+    for key in ["ASAN_OPTIONS", "TSAN_OPTIONS"] { env[key] = ProcessInfo.processInfo.environment[key] }
     for (key, value) in environment { env[key] = value }
     process.environment = env
     let out = Pipe(), err = Pipe()

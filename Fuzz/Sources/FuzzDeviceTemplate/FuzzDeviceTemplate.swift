@@ -1,0 +1,34 @@
+import FuzzSupport
+import Hub
+
+/// libFuzzer's entry point: the input is a device template (JSON), then, after a NUL byte, the notification's
+/// properties as `name=value` lines (the seed scenario's four when there are none). A template that parses must
+/// render to compact JSON that reads back to itself: what the hub would push to a phone.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDeviceTemplate(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let pieces = UnsafeBufferPointer(start: data, count: size).split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+    let json = String(decoding: pieces[0], as: UTF8.self)
+    var properties = [
+        "News_English": "Magnitude 7.1 earthquake \"strikes\" off the coast",
+        "News_French": "Séisme de magnitude 7,1 : alerte levée",
+        "News_Mandarin": "近海发生7.1级地震",
+        "messageParam": "42",
+    ]
+    if pieces.count > 1 {
+        properties = [:]
+        for line in String(decoding: pieces[1], as: UTF8.self).split(separator: "\n") {
+            let name = line.prefix { $0 != "=" }
+            properties[String(name)] = String(line.dropFirst(name.count + 1))
+        }
+    }
+    _ = try? DeviceTemplate.compactJSON(json)
+    guard let template = try? DeviceTemplate(json: json) else { return 0 }
+    let payload = template.render(properties)
+    do {
+        let reread = try DeviceTemplate.compactJSON(payload)
+        require(reread == payload, "the payload is not compact JSON: \(payload) reads as \(reread)")
+    } catch {
+        fatalError("the template \(json) renders to a payload that is not JSON (\(error)): \(payload)")
+    }
+    return 0
+}
