@@ -11,18 +11,18 @@ import Glibc
 /// next `newsgen build` without `--clean` gives the tree a clean build gives.
 @Suite struct DamageRepairTests {
     /// A generated site of 24 stories (see `GeneratedSite`), built.
-    static func builtSite(seed: UInt64 = 12) throws -> GeneratedSite {
+    static func builtSite(seed: UInt64 = 12) async throws -> GeneratedSite {
         let generated = try GeneratedSite(stories: 24, seed: seed)
-        let first = try generated.build()
+        let first = try await generated.build()
         try #require(first.status == 0, "\(first.standardError)")
         return generated
     }
 
     /// Builds without `--clean` and expects the clean build's tree.
-    static func expectRepaired(_ generated: GeneratedSite, after damage: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let result = try generated.build()
+    static func expectRepaired(_ generated: GeneratedSite, after damage: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let result = try await generated.build()
         #expect(result.status == 0, "after \(damage): \(result.standardError)", sourceLocation: sourceLocation)
-        if let difference = OutputTree.difference(OutputTree(generated.site), try generated.cleanTree(), names: ("rebuilt", "clean")) {
+        if let difference = OutputTree.difference(OutputTree(generated.site), try await generated.cleanTree(), names: ("rebuilt", "clean")) {
             Issue.record("after \(damage): \(difference)", sourceLocation: sourceLocation)
         }
     }
@@ -47,30 +47,30 @@ import Glibc
     ]
 
     @Test(arguments: files)
-    func aDeletedOutputFileIsWrittenAgain(_ pattern: String) throws {
-        let generated = try Self.builtSite()
+    func aDeletedOutputFileIsWrittenAgain(_ pattern: String) async throws {
+        let generated = try await Self.builtSite()
         let file = try Self.output(generated, matching: pattern)
         try generated.site.remove("site/" + file)
-        try Self.expectRepaired(generated, after: "deleting \(file)")
+        try await Self.expectRepaired(generated, after: "deleting \(file)")
     }
 
     /// Replaced as any tool replaces a file: other bytes written to a new file, renamed over the old one.
     @Test(arguments: files)
-    func aFileRenamedOverAnOutputFileIsReplaced(_ pattern: String) throws {
-        let generated = try Self.builtSite()
+    func aFileRenamedOverAnOutputFileIsReplaced(_ pattern: String) async throws {
+        let generated = try await Self.builtSite()
         let file = try Self.output(generated, matching: pattern)
         try generated.site.write("site/\(file).tmp", "<p>not what newsgen wrote</p>\n")
         try FileManager.default.removeItem(atPath: generated.site.path + "/site/" + file)
         try FileManager.default.moveItem(atPath: generated.site.path + "/site/\(file).tmp", toPath: generated.site.path + "/site/" + file)
-        try Self.expectRepaired(generated, after: "replacing \(file) by a rename")
+        try await Self.expectRepaired(generated, after: "replacing \(file) by a rename")
     }
 
     /// Overwritten in place with other bytes of the same length: the file's inode stays and so does its folder's
     /// time; its own modification time moves. (With that time put back as well, only the change time, which no
     /// stamp of newsgen records, or the bytes themselves tell; that case is not tested.)
     @Test(arguments: [files[0], files[4], files[7], files[12]])
-    func anOutputFileEditedInPlaceIsWrittenAgain(_ pattern: String) throws {
-        let generated = try Self.builtSite()
+    func anOutputFileEditedInPlaceIsWrittenAgain(_ pattern: String) async throws {
+        let generated = try await Self.builtSite()
         let file = try Self.output(generated, matching: pattern)
         let path = generated.site.path + "/site/" + file
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
@@ -79,43 +79,43 @@ import Glibc
         try handle.write(contentsOf: Data("#".utf8))
         try handle.close()
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64 == size)
-        withKnownIssue("a file rewritten in place leaves its folder's time alone, and a rebuild looks only into folders whose time changed") {
-            try Self.expectRepaired(generated, after: "editing \(file) in place")
+        await withKnownIssue("a file rewritten in place leaves its folder's time alone, and a rebuild looks only into folders whose time changed") {
+            try await Self.expectRepaired(generated, after: "editing \(file) in place")
         }
     }
 
     @Test(arguments: [#"zh-hans"#, #"static"#, #"en/sports"#, #"fr/\d{4}"#, #"en/\d{4}/\d\d"#, #"zh-hans/sports/page"#])
-    func aDeletedOutputFolderIsWrittenAgain(_ pattern: String) throws {
-        let generated = try Self.builtSite()
+    func aDeletedOutputFolderIsWrittenAgain(_ pattern: String) async throws {
+        let generated = try await Self.builtSite()
         let folder = try Self.output(generated, matching: pattern, folder: true)
         try generated.site.remove("site/" + folder)
-        try Self.expectRepaired(generated, after: "deleting the folder \(folder)")
+        try await Self.expectRepaired(generated, after: "deleting the folder \(folder)")
     }
 
-    @Test func aDeletedOutputFolderIsBuiltAgain() throws {
-        let generated = try Self.builtSite()
+    @Test func aDeletedOutputFolderIsBuiltAgain() async throws {
+        let generated = try await Self.builtSite()
         try generated.site.remove("site")
-        try Self.expectRepaired(generated, after: "deleting the output folder")
+        try await Self.expectRepaired(generated, after: "deleting the output folder")
     }
 
     @Test(arguments: [#"index\.html"#, #"en/\d{4}/\d\d/\d\d/[^/]+/index\.html"#, #"static/style\.css"#, #"news-sitemap\.xml"#])
-    func anOutputFileReplacedByAFolderIsWrittenAgain(_ pattern: String) throws {
-        let generated = try Self.builtSite()
+    func anOutputFileReplacedByAFolderIsWrittenAgain(_ pattern: String) async throws {
+        let generated = try await Self.builtSite()
         let file = try Self.output(generated, matching: pattern)
         try generated.site.remove("site/" + file)
         try generated.site.write("site/\(file)/inside.html", "<p>a folder where a page was</p>\n")
-        try Self.expectRepaired(generated, after: "replacing the file \(file) by a folder")
+        try await Self.expectRepaired(generated, after: "replacing the file \(file) by a folder")
     }
 
     /// A file standing where a folder of the site goes, at any depth: until the writer removed it, every build
     /// (even `--clean`) stopped with "Not a directory" when the folder was not the one right above a page.
     @Test(arguments: [#"static"#, #"en/\d{4}"#, #"fr/sports/page"#, #"zh-hans/\d{4}/\d\d/\d\d/[^/]+"#])
-    func anOutputFolderReplacedByAFileIsWrittenAgain(_ pattern: String) throws {
-        let generated = try Self.builtSite()
+    func anOutputFolderReplacedByAFileIsWrittenAgain(_ pattern: String) async throws {
+        let generated = try await Self.builtSite()
         let folder = try Self.output(generated, matching: pattern, folder: true)
         try generated.site.remove("site/" + folder)
         try generated.site.write("site/" + folder, "a file where a folder was\n")
-        try Self.expectRepaired(generated, after: "replacing the folder \(folder) by a file")
+        try await Self.expectRepaired(generated, after: "replacing the folder \(folder) by a file")
     }
 
     enum CacheDamage: String, CaseIterable, Sendable { case truncated, garbage, anotherSites = "another site's" }
@@ -128,8 +128,8 @@ import Glibc
     /// built into this site's output folder (the output cache is named for the output folder), after which this
     /// site built again.
     @Test(arguments: cacheFiles, CacheDamage.allCases)
-    func aDamagedCacheFileLeadsToACorrectBuild(_ prefix: String, _ damage: CacheDamage) throws {
-        let generated = try Self.builtSite()
+    func aDamagedCacheFileLeadsToACorrectBuild(_ prefix: String, _ damage: CacheDamage) async throws {
+        let generated = try await Self.builtSite()
         let caches = generated.site.path + "/.newsgen"
         if damage == .anotherSites {
             let other = try GeneratedSite(stories: 24, seed: 12)
@@ -139,10 +139,11 @@ import Glibc
                 story.bodies = story.bodies.mapValues { $0 + " Told otherwise." }
                 try other.save(story)
             }
-            let intoOurs = try newsgen(["build", "--quiet", "--output", generated.site.path + "/site"], in: other.site,
-                                       environment: other.environment)
+            let intoOurs = try await offThePool { [site = other.site, environment = other.environment, output = generated.site.path + "/site"] in
+                try newsgen(["build", "--quiet", "--output", output], in: site, environment: environment)
+            }
             try #require(intoOurs.status == 0, "\(intoOurs.standardError)")
-            let ours = try generated.build()
+            let ours = try await generated.build()
             try #require(ours.status == 0, "\(ours.standardError)")
             let name = try #require(try FileManager.default.contentsOfDirectory(atPath: other.site.path + "/.newsgen").first { $0.hasPrefix(prefix) })
             try FileManager.default.removeItem(atPath: caches + "/" + name)
@@ -159,6 +160,6 @@ import Glibc
         story.bodies = story.bodies.mapValues { $0 + " Corrected." }
         story.titles["fr"] = "Un titre corrigé"
         try generated.save(story)
-        try Self.expectRepaired(generated, after: "\(damage.rawValue) \(prefix)… and an edit of \(story.file)")
+        try await Self.expectRepaired(generated, after: "\(damage.rawValue) \(prefix)… and an edit of \(story.file)")
     }
 }

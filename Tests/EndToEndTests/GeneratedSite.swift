@@ -129,10 +129,12 @@ final class GeneratedSite {
         touched.append(story.file)
     }
 
-    func build(_ extra: [String] = []) throws -> ProgramResult {
-        try newsgen(["build", "--quiet"] + extra, in: site, environment: environment)
+    func build(_ extra: [String] = []) async throws -> ProgramResult {
+        try await offThePool { [site, environment] in try newsgen(["build", "--quiet"] + extra, in: site, environment: environment) }
     }
 
     /// The output of a clean build of the site as it is now, in another folder with no cache.
-    func cleanTree() throws -> OutputTree { try cleanBuild(of: site, environment: environment) }
+    func cleanTree() async throws -> OutputTree {
+        try await offThePool { [site, environment] in try cleanBuild(of: site, environment: environment) }
+    }
 }

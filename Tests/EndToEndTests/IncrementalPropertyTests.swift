@@ -18,21 +18,21 @@ import TestSupport
     static let editsPerSequence = environment["NEWSGEN_PROPERTY_EDITS"].flatMap { Int($0) } ?? 10
 
     @Test(arguments: seeds)
-    func incrementalBuildEqualsCleanBuildAfterEveryEdit(seed: UInt64) throws {
+    func incrementalBuildEqualsCleanBuildAfterEveryEdit(seed: UInt64) async throws {
         let generated = try GeneratedSite(stories: 60, seed: seed)
         var log: [String] = []
         func problem(_ message: String) {
             let edits = log.enumerated().map { "  \($0.offset + 1). \($0.element)" }.joined(separator: "\n")
             Issue.record("seed \(seed) (replay with NEWSGEN_PROPERTY_SEED=\(seed)); edits so far:\n\(edits)\n\(message)")
         }
-        let first = try generated.build()
+        let first = try await generated.build()
         try #require(first.status == 0, "seed \(seed): the first build failed: \(first.standardError)")
         for _ in 0..<Self.editsPerSequence {
             if Int.random(in: 0..<8, using: &generated.random) == 0 {
                 let before = OutputTree(generated.site)
                 let (description, revert) = try generated.applyInvalidEdit()
                 log.append(description + " (must fail, then reverted)")
-                let failed = try generated.build()
+                let failed = try await generated.build()
                 if failed.status != 1 || !failed.standardError.contains("error") {
                     return problem("the build of an invalid site did not fail (status \(failed.status)): \(failed.standardError)")
                 }
@@ -44,15 +44,15 @@ import TestSupport
             log.append(try generated.applyRandomEdit())
             if Int.random(in: 0..<4, using: &generated.random) > 0 { try generated.ageTouchedFiles() }
             generated.touched = []
-            let built = try generated.build()
+            let built = try await generated.build()
             if built.status != 0 { return problem("the build failed: \(built.standardError)") }
-            if let difference = OutputTree.difference(OutputTree(generated.site), try generated.cleanTree()) {
+            if let difference = OutputTree.difference(OutputTree(generated.site), try await generated.cleanTree()) {
                 return problem(difference)
             }
         }
         // And the site is as the cache says: one more build has nothing to write.
         let tree = OutputTree(generated.site)
-        let again = try generated.build()
+        let again = try await generated.build()
         if !again.standardOutput.contains(", 0 written, ") || !again.standardOutput.contains(", 0 removed ") || OutputTree(generated.site) != tree {
             problem("a build after the last one wrote again: \(again.standardOutput)")
         }

@@ -160,3 +160,19 @@ public func runProgram(_ executable: URL, _ arguments: [String], in directory: U
 public func newsgen(_ arguments: [String], in site: TemporarySite, environment: [String: String] = [:]) throws -> ProgramResult {
     try runProgram(Repository.newsgenBinary, arguments, in: site.url, environment: environment)
 }
+
+/// Runs blocking work (a program, a build) on a thread of its own and waits for it without holding a thread of
+/// Swift's small concurrency pool or of Dispatch's: long runs of builds would otherwise starve the timing-sensitive
+/// tests running meanwhile. Two such runs at a time, one per core, so that they do not starve those tests of the
+/// processor either.
+public func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            blockingWorkSlots.wait()
+            defer { blockingWorkSlots.signal() }
+            continuation.resume(with: Result { try work() })
+        }.start()
+    }
+}
+
+private let blockingWorkSlots = DispatchSemaphore(value: 2)
