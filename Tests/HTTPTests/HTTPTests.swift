@@ -203,7 +203,7 @@ private func seconds(_ duration: Duration) -> Double {
 
 @Suite struct FailureTests {
     @Test func totalTimeoutIsTimedOut() async throws {
-        try await onDedicatedThread { try await withLoopbackServer { server in
+        try await onDedicatedThread { _ in try await withLoopbackServer { server in
             let transport = CurlTransport(timeouts: HTTPTimeouts(connect: 5, total: 0.3))
             let clock = ContinuousClock()
             let start = clock.now
@@ -240,7 +240,7 @@ private func seconds(_ duration: Duration) -> Double {
     }
 
     @Test func plainHTTPToRemoteHostIsRefusedWithoutNetwork() async throws {
-        try await onDedicatedThread {
+        try await onDedicatedThread { _ in
         let clock = ContinuousClock()
         let start = clock.now
         let error = await failure(CurlTransport(), HTTPRequest(method: "POST", url: "http://example.com/", body: [1]))
@@ -356,12 +356,12 @@ private func seconds(_ duration: Duration) -> Double {
     }
 
     @Test func cancellationEndsTheSendQuickly() async throws {
-        try await onDedicatedThread { try await withLoopbackServer { server in
+        try await onDedicatedThread { executor in try await withLoopbackServer { server in
             let transport = CurlTransport()
             let clock = ContinuousClock()
             let start = clock.now
             let url = "\(server.base)/sleep/60000"
-            let task = Task { () async throws(HTTPError) -> HTTPResponse in
+            let task = Task(executorPreference: executor) { () async throws(HTTPError) -> HTTPResponse in
                 try await transport.send(HTTPRequest(method: "GET", url: url))
             }
             try await Task.sleep(for: .milliseconds(150))

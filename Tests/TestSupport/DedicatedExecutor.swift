@@ -17,7 +17,10 @@ public final class DedicatedExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
-/// `body` with its awaits resumed on a `DedicatedExecutor`, for tests whose assertions are about elapsed time.
-public func onDedicatedThread<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
-    try await withTaskExecutorPreference(DedicatedExecutor()) { try await body() }
+/// `body` with its awaits resumed on a `DedicatedExecutor`, for tests whose assertions are about elapsed time. An
+/// unstructured task the body starts does not inherit the preference: start it with
+/// `Task(executorPreference: executor)`, with the executor `body` is given.
+public func onDedicatedThread<T: Sendable>(_ body: (DedicatedExecutor) async throws -> T) async rethrows -> T {
+    let executor = DedicatedExecutor()
+    return try await withTaskExecutorPreference(executor) { try await body(executor) }
 }
