@@ -203,11 +203,6 @@ public final class Ledger: @unchecked Sendable {
         lock.withLock { Dictionary(records.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first }) }
     }
 
-    /// Adds a record and makes it durable before returning (blocks the calling thread).
-    public func append(_ record: LedgerRecord) throws(LedgerError) {
-        if let error = commit([record]) { throw error }
-    }
-
     /// Adds a record and returns once it is durable. Records handed in while a rewrite is under way are written
     /// together by the next rewrite; if that rewrite fails, every record in it fails and none is kept.
     public func record(_ record: LedgerRecord) async throws(LedgerError) {

@@ -91,14 +91,10 @@ public struct NotificationPlanner: Sendable {
     public let now: Timestamp
     /// The ledger's records, by `storyId:revision`.
     public let sent: [String: LedgerRecord]
-    /// Overrides base_url for the URLs in the payload (`--base-url`).
-    public let baseURL: String?
-
-    public init(edition: Edition, now: Timestamp, sent: [String: LedgerRecord], baseURL: String? = nil) {
+    public init(edition: Edition, now: Timestamp, sent: [String: LedgerRecord]) {
         self.edition = edition
         self.now = now
         self.sent = sent
-        self.baseURL = baseURL
     }
 
     var settings: PushSettings { edition.config.push }
@@ -119,9 +115,7 @@ public struct NotificationPlanner: Sendable {
     func permalinks() -> Permalinks {
         let config = edition.config
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
-        var linksConfig = config
-        if let baseURL { linksConfig.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/" }
-        return Permalinks(config: linksConfig, clock: clock)
+        return Permalinks(config: config, clock: clock)
     }
     /// Holds the due alerts that `push.budget` has no room for, counting the ledger's sends and, in order, the
     /// alerts this run sends before them. A story marked `push.budget: exempt` goes out anyway (and counts).

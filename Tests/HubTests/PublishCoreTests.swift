@@ -116,13 +116,13 @@ import TestSupport
         #expect(reason == "no fr text (title or push.text) and push.missing_text is fail")
     }
 
-    @Test func ledgerIsDurableLockedAndRefusesDamage() throws {
+    @Test func ledgerIsDurableLockedAndRefusesDamage() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("sub/push-ledger.json").path
         let record = LedgerRecord(storyId: "a", revision: 2, sentAt: "2026-11-29T15:00:00Z", tags: "World",
                                   bodySHA256: Ledger.hexSHA256(Array("{}".utf8)), hubNotificationId: "n1", trackingId: "t1")
-        try holdingTheLock(path, record)
+        try await holdingTheLock(path, record)
         #expect(record.bodySHA256 == "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a")
         #expect(try Ledger.openForSending(path: path).all == [record])
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: path))
@@ -164,25 +164,25 @@ import TestSupport
     }
 
     /// A ledger that is a symbolic link to a regular file is read and rewritten through the link, which stays.
-    @Test func aLinkedLedgerIsWrittenThroughTheLink() throws {
+    @Test func aLinkedLedgerIsWrittenThroughTheLink() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("cache"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let target = folder.appendingPathComponent("cache/push-ledger.json").path
         let path = folder.appendingPathComponent("push-ledger.json").path
         let record = LedgerRecord(storyId: "a", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World", bodySHA256: "00")
-        try Ledger.openForSending(path: target).append(record)
+        try await Ledger.openForSending(path: target).record(record)
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
         let ledger = try Ledger.openForSending(path: path)
         #expect(ledger.all == [record])
         let second = LedgerRecord(storyId: "b", revision: 1, sentAt: "2026-11-29T15:01:00Z", tags: "World", bodySHA256: "01")
-        try ledger.append(second)
+        try await ledger.record(second)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: path) == target)
         #expect(try Ledger.read(path: target).all == [record, second])
     }
 
     /// Before the first send the unchanged ledger is written as a send would be: a full disk fails there.
-    @Test func provingTheLedgerWritableFailsOnAFullDiskAndChangesNothing() throws {
+    @Test func provingTheLedgerWritableFailsOnAFullDiskAndChangesNothing() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -190,7 +190,7 @@ import TestSupport
         let record = LedgerRecord(storyId: "a", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World", bodySHA256: "00")
         let ledger = try Ledger.openForSending(path: path)
         try ledger.proveWritable()
-        try ledger.append(record)
+        try await ledger.record(record)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         try ledger.proveWritable()
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)   // unchanged, and written again
@@ -210,8 +210,8 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("push-ledger.json").path
         let ledger = try Ledger.openForSending(path: path)
-        try ledger.append(LedgerRecord(storyId: "first", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World",
-                                       bodySHA256: "00", hubNotificationId: nil, trackingId: nil))
+        try await ledger.record(LedgerRecord(storyId: "first", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World",
+                                             bodySHA256: "00", hubNotificationId: nil, trackingId: nil))
         let records = (0..<24).map { index in
             LedgerRecord(storyId: "story-\(index)", revision: 1 + index % 3, sentAt: "2026-11-29T15:00:\(10 + index)Z",
                          tags: index % 2 == 0 ? "World || Politics" : "Sports",
@@ -245,9 +245,9 @@ import TestSupport
         #expect(ledger.writeFailure != nil)   // the publisher sends nothing more after this
     }
 
-    func holdingTheLock(_ path: String, _ record: LedgerRecord) throws {
+    func holdingTheLock(_ path: String, _ record: LedgerRecord) async throws {
         let ledger = try Ledger.openForSending(path: path)
-        try ledger.append(record)
+        try await ledger.record(record)
         // Another reader sees it at once (it is on disk), while the lock is still held.
         #expect(try Ledger.read(path: path).byKey["a:2"] == record)
         #expect(!FileManager.default.fileExists(atPath: path + ".tmp"))

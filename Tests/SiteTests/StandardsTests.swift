@@ -108,7 +108,7 @@ import TestSupport
                               summary: "<img src=x onerror=alert(2)> & ]]>", contentHTML: "<p>AT&amp;T</p>",
                               published: published, modified: published, authors: ["Tom & Jerry"], categories: ["R&D"],
                               image: nil)
-        #expect(FeedWriter.rssItem(entry) == """
+        #expect(Self.rssItem(entry) == """
         <item>
           <title>AT&amp;amp;T &amp;lt;b&amp;gt;&amp;quot;deal&amp;quot;&amp;lt;/b&amp;gt; ]]&amp;gt; 'ok'</title>
           <link>https://x/a/</link>
@@ -121,7 +121,7 @@ import TestSupport
         </item>
 
         """)
-        let atom = FeedWriter.atomEntry(entry)
+        let atom = Self.atomEntry(entry)
         #expect(atom.contains("<title>AT&amp;T &lt;b&gt;\"deal\"&lt;/b&gt; ]]&gt; 'ok'</title>"), "\(atom)")
         #expect(atom.contains("<summary type=\"text\">&lt;img src=x onerror=alert(2)&gt; &amp; ]]&gt;</summary>"), "\(atom)")
         let json = JSONWriter.write(FeedWriter.jsonItem(entry))
@@ -574,5 +574,20 @@ import TestSupport
         #expect(corrected.hasCorrection)
         #expect(corrected.lastModified.rfc3339 == "2026-11-29T15:40:00+01:00")
         #expect(corrected.lastModified > corrected.published)
+    }
+}
+
+extension FeedFormatTests {
+    /// One feed item as the feed writer writes it inside a whole feed.
+    static func rssItem(_ entry: FeedEntry) -> String {
+        var xml = XMLWriter(fragmentAtDepth: 0)
+        FeedWriter.rssItem(entry, into: &xml)
+        return xml.finish()
+    }
+
+    static func atomEntry(_ entry: FeedEntry) -> String {
+        var xml = XMLWriter(fragmentAtDepth: 0)
+        FeedWriter.atomEntry(entry, into: &xml)
+        return xml.finish()
     }
 }
