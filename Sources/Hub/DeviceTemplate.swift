@@ -13,6 +13,8 @@
 //
 // The JSON reader and writer here keep key order and write compact, deterministic text.
 
+import Site
+
 /// A template the hub would reject, with where in the template it is.
 public struct DeviceTemplateError: Error, Sendable, CustomStringConvertible {
     public var message: String
@@ -533,36 +535,9 @@ extension DeviceTemplate {
         case null
     }
 
-    /// Writes `text` as a JSON string literal: `"` and `\` escaped, control characters as \n, \t, … or \u00XX.
+    /// Writes `text` as a JSON string literal, escaped as request bodies are.
     fileprivate static func writeString(_ text: String, to output: inout String) {
-        output += "\""
-        var pending = ""
-        for scalar in text.unicodeScalars {
-            let escape: String?
-            switch scalar {
-            case "\"": escape = "\\\""
-            case "\\": escape = "\\\\"
-            case "\n": escape = "\\n"
-            case "\r": escape = "\\r"
-            case "\t": escape = "\\t"
-            case "\u{08}": escape = "\\b"
-            case "\u{0C}": escape = "\\f"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    escape = nil
-                }
-            }
-            if let escape {
-                pending += escape
-            } else {
-                pending.unicodeScalars.append(scalar)
-            }
-        }
-        output += pending
-        output += "\""
+        output += JSONWriter.quote(text, mode: .minimal)
     }
 
     fileprivate static func writeJSON(_ value: JSONValue, to output: inout String) {

@@ -1,5 +1,6 @@
 import Foundation
 import Signing
+import Site
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -254,14 +255,13 @@ public final class Ledger: Sendable {
         }
     }
 
-    /// One record as `JSONEncoder` (pretty, sorted keys) lays it out inside the file's `sends` array: its lines
-    /// indented by four spaces. JSON strings never hold a raw line break, so indenting line by line is safe.
+    /// One record as it sits inside the file's `sends` array: its lines indented by four spaces. JSON strings
+    /// never hold a raw line break, so indenting line by line is safe.
     static func encodeForFile(_ record: LedgerRecord) throws(LedgerError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(record) else {
+        guard let value = try? JSONValue(encoding: record) else {
             throw LedgerError(message: "cannot encode the ledger record for \(record.key)")
         }
+        let data = JSONWriter.bytes(value, mode: .minimal, layout: .spaced, sortedKeys: true)
         var bytes: [UInt8] = Array("    ".utf8)
         bytes.reserveCapacity(data.count + data.count / 8)
         for byte in data {
@@ -271,7 +271,7 @@ public final class Ledger: Sendable {
         return bytes
     }
 
-    /// The whole file, byte for byte what `JSONEncoder` (pretty, sorted keys) writes for `File`, plus a newline.
+    /// The whole file, around records encoded once each: the `spaced` layout of `File`, plus a newline.
     static func fileBytes(_ encodedRecords: [[UInt8]]) -> [UInt8] {
         var bytes = Array("{\n  \"format\" : \"\(format)\",\n  \"sends\" : [\n".utf8)
         bytes.reserveCapacity(encodedRecords.reduce(bytes.count + 16) { $0 + $1.count + 2 })

@@ -48,16 +48,11 @@ public struct Notification: Sendable {
     }
 
     /// The request body: compact JSON, keys sorted (deterministic bytes, so the ledger's hash is stable).
-    public var body: [UInt8] { Array(Self.encode(properties, pretty: false).utf8) }
-    public var prettyBody: String { Self.encode(properties, pretty: true) }
+    public var body: [UInt8] { JSONWriter.bytes(propertiesJSON, mode: .minimal, layout: .compact, sortedKeys: true) }
+    /// The body laid out for people (the dry run's preview).
+    public var prettyBody: String { JSONWriter.write(propertiesJSON, mode: .minimal, layout: .spaced, sortedKeys: true) }
 
-    static func encode(_ properties: [String: String], pretty: Bool) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a [String: String] cannot fail.
-        guard let data = try? encoder.encode(properties) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
-    }
+    private var propertiesJSON: JSONValue { .object(properties.map { ($0.key, .string($0.value)) }) }
 }
 
 /// Why a breaking story cannot be announced, and the front-matter field to change (`check` points at its line).

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Site
 import TestSupport
@@ -68,6 +69,58 @@ import TestSupport
         let text = JSONWriter.quote("</script><!--x--> & more", mode: .htmlScript)
         #expect(text == #""\u003c/script\u003e\u003c!--x--\u003e \u0026 more""#)
         #expect(!text.contains("<") && !text.contains(">") && !text.contains("&"))
+    }
+
+    /// What the `--json` outputs, the ledger and request bodies were written with before `JSONWriter` wrote them:
+    /// the same value must come out byte for byte the same (a request body's SHA-256 is in the ledger).
+    struct Report: Encodable {
+        struct Entry: Encodable { var id: String; var note: String?; var count: Int; var tags: [String] }
+        var title: String
+        var dryRun: Bool
+        var missing: String?
+        var entries: [Entry]
+        var none: [Entry]
+        var headers: [String: String]
+        var counts: [String: [String: Int]]
+        var emptyCounts: [String: Int]
+    }
+
+    static let awkward = "q\"b\\s/\n\r\t\u{8}\u{C}\u{0}\u{1F} del\u{7F} ls\u{2028} ps\u{2029} <>& é 東 😀"
+    static let report = Report(
+        title: awkward, dryRun: true, missing: nil,
+        entries: [.init(id: "a", note: nil, count: -3, tags: ["World", awkward]), .init(id: "b", note: "x", count: 0, tags: [])],
+        none: [],
+        headers: ["Content-Type": "application/json", "Authorization": "SharedAccessSignature sr=x", "x-ms-version": "2015-01",
+                  "ServiceBusNotification-Format": "template", "_x": "1", "a10": "2", "a9": "3", "é": "4", "B": "5", "b": "6"],
+        counts: ["fcm": ["delivered": 2, "Invalid": 1], "apns": [:]], emptyCounts: [:])
+
+    @Test func spacedLayoutWithSortedKeysIsWhatFoundationsPrettyEncoderWrites() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let expected = String(decoding: try encoder.encode(Self.report), as: UTF8.self)
+        let written = JSONWriter.write(try JSONValue(encoding: Self.report), mode: .minimal, layout: .spaced, sortedKeys: true)
+        #expect(written == expected)
+    }
+
+    @Test func compactLayoutWithSortedKeysIsWhatFoundationsEncoderWrites() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let expected = String(decoding: try encoder.encode(Self.report), as: UTF8.self)
+        #expect(JSONWriter.write(try JSONValue(encoding: Self.report), mode: .minimal, layout: .compact, sortedKeys: true) == expected)
+        let body = ["title_en": Self.awkward, "News_French": "é", "1": "", "10": "x", "2": "\u{7F}"]
+        #expect(JSONWriter.write(.object(body.map { ($0.key, .string($0.value)) }), mode: .minimal, layout: .compact, sortedKeys: true)
+                == String(decoding: try encoder.encode(body), as: UTF8.self))
+    }
+
+    @Test func membersKeepTheOrderTheyAreEncodedInUnlessSorted() throws {
+        struct Story: Encodable { var zeta = 1; var alpha = "a"; var missing: Int? = nil }
+        #expect(JSONWriter.write(try JSONValue(encoding: Story()), layout: .compact) == #"{"zeta":1,"alpha":"a"}"#)
+        #expect(JSONWriter.write(try JSONValue(encoding: Story()), layout: .compact, sortedKeys: true) == #"{"alpha":"a","zeta":1}"#)
+    }
+
+    @Test func aNumberJSONValueCannotHoldIsAnErrorNotADifferentNumber() {
+        #expect(throws: EncodingError.self) { try JSONValue(encoding: ["x": 1.5]) }
+        #expect(throws: EncodingError.self) { try JSONValue(encoding: [UInt64.max]) }
     }
 }
 
