@@ -266,8 +266,9 @@ extension DeviceTemplate {
 
         func value(_ name: String) -> String {
             if let value = exact[name] { return value }
-            // Templates nearly always spell names as the body does, so the names are only folded on a miss
-            // (folding them all for every render was most of the cost of checking a site's breaking stories).
+            // Templates nearly always spell names as the body does, so the names are only folded on a miss:
+            // `check` renders every breaking story for every device, and folding every name each time would
+            // make that the bulk of its work.
             let folded = name.hubASCIILowercased
             return exact.keys.filter { $0.hubASCIILowercased == folded }.min().flatMap { exact[$0] } ?? ""
         }
