@@ -705,19 +705,9 @@ extension DeviceTemplate {
                 skipWhitespace()
                 let value = try readValue(path: childPath)
                 members.append(JSONValue.Member(key: key, value: value))
-                skipWhitespace()
-                guard index < bytes.count else {
-                    throw failure("the JSON ends inside an object (missing \"}\")", path: path)
-                }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
+                if try !another(closing: "}", in: "an object", after: "a member", path: path, itemPath: childPath) {
                     return .object(members)
                 }
-                throw failure("expected \",\" or \"}\" after a member but found \(describeCurrent())", path: childPath)
             }
         }
 
@@ -733,23 +723,31 @@ extension DeviceTemplate {
             }
             while true {
                 skipWhitespace()
-                elements.append(try readValue(path: "\(path)[\(elements.count)]"))
-                skipWhitespace()
-                guard index < bytes.count else {
-                    throw failure("the JSON ends inside an array (missing \"]\")", path: path)
-                }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
+                let itemPath = "\(path)[\(elements.count)]"
+                elements.append(try readValue(path: itemPath))
+                if try !another(closing: "]", in: "an array", after: "an element", path: path, itemPath: itemPath) {
                     return .array(elements)
                 }
-                throw failure(
-                    "expected \",\" or \"]\" after an element but found \(describeCurrent())",
-                    path: "\(path)[\(elements.count - 1)]")
             }
+        }
+
+        /// After a member or an element: true when a "," says another follows, false when `close` ends the
+        /// container (both consumed).
+        private mutating func another(closing close: Unicode.Scalar, in container: String, after item: String,
+                                      path: String, itemPath: String) throws(DeviceTemplateError) -> Bool {
+            skipWhitespace()
+            guard index < bytes.count else {
+                throw failure("the JSON ends inside \(container) (missing \"\(close)\")", path: path)
+            }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                return true
+            }
+            if bytes[index] == UInt8(ascii: close) {
+                index += 1
+                return false
+            }
+            throw failure("expected \",\" or \"\(close)\" after \(item) but found \(describeCurrent())", path: itemPath)
         }
 
         private mutating func readNumber(path: String) throws(DeviceTemplateError) -> String {

@@ -300,6 +300,9 @@ struct DeviceTemplateTests {
             (#"{"a":"\udc00"}"#, "a", #"line 1, column 7: \u escape of a lone low surrogate"#),
             (#"{"a":1,"a":2}"#, "", #"line 1, column 8: the member name "a" appears twice in this object"#),
             (#"{"a":[1 2]}"#, "a[0]", #"line 1, column 9: expected "," or "]" after an element but found "2""#),
+            (#"{"a":1 "b":2}"#, "a", #"line 1, column 8: expected "," or "}" after a member but found a string"#),
+            (#"{"a":1"#, "", #"line 1, column 7: the JSON ends inside an object (missing "}")"#),
+            (#"{"a":[1"#, "a", #"line 1, column 8: the JSON ends inside an array (missing "]")"#),
             (#"{"é":«}"#, "é", #"line 1, column 6: expected a JSON value but found "«""#),
         ]
         for (template, path, message) in cases {
