@@ -83,15 +83,6 @@ public struct DeviceTemplate: Sendable {
         return output
     }
 
-    /// Parses any JSON text and writes it back compactly with key order kept (for comparing payloads).
-    public static func compactJSON(_ text: String) throws(DeviceTemplateError) -> String {
-        var reader = JSONReader(text: text)
-        let document = try reader.readDocument()
-        var output = ""
-        DeviceTemplate.writeJSON(document, to: &output)
-        return output
-    }
-
     // MARK: - Compiled form
 
     private indirect enum Node: Sendable {
@@ -539,31 +530,6 @@ extension DeviceTemplate {
     /// Writes `text` as a JSON string literal, escaped as request bodies are.
     fileprivate static func writeString(_ text: String, to output: inout String) {
         output += JSONWriter.quote(text, mode: .minimal)
-    }
-
-    fileprivate static func writeJSON(_ value: JSONValue, to output: inout String) {
-        switch value {
-        case .object(let members):
-            output += "{"
-            for (index, member) in members.enumerated() {
-                if index > 0 { output += "," }
-                DeviceTemplate.writeString(member.key, to: &output)
-                output += ":"
-                DeviceTemplate.writeJSON(member.value, to: &output)
-            }
-            output += "}"
-        case .array(let elements):
-            output += "["
-            for (index, element) in elements.enumerated() {
-                if index > 0 { output += "," }
-                DeviceTemplate.writeJSON(element, to: &output)
-            }
-            output += "]"
-        case .string(let text): DeviceTemplate.writeString(text, to: &output)
-        case .number(let raw): output += raw
-        case .bool(let flag): output += flag ? "true" : "false"
-        case .null: output += "null"
-        }
     }
 
     /// A strict RFC 8259 reader over UTF-8 bytes. Errors carry line:column and the JSON path being read.
