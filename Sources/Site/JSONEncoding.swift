@@ -67,40 +67,35 @@ private struct NodeEncoder: Encoder {
     func singleValueContainer() -> any SingleValueEncodingContainer { Single(node: node, codingPath: codingPath) }
 }
 
-/// Integers become `.integer`; a value JSONValue cannot hold (a floating-point number, an integer beyond `Int`)
-/// is an encoding error rather than a silently different number.
-private func primitive(_ value: some Encodable, at codingPath: [any CodingKey]) throws -> JSONValue {
+/// Strings, booleans and integers as values; nil for anything that encodes itself through containers. A value
+/// `JSONValue` cannot hold (a floating-point number, an integer beyond `Int`) is an encoding error rather than a
+/// silently different number.
+private func primitive(_ value: some Encodable, at codingPath: [any CodingKey]) throws -> JSONValue? {
     switch value {
     case let text as String: return .string(text)
     case let flag as Bool: return .bool(flag)
     case let number as any BinaryInteger:
-        guard let exact = Int(exactly: number) else { break }
-        return .integer(exact)
-    default: break
+        if let exact = Int(exactly: number) { return .integer(exact) }
+    case is any BinaryFloatingPoint: break
+    default: return nil
     }
     throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "not representable in JSONValue"))
 }
 
+/// The generic `encode` also stands for each per-type requirement (`encode(_: Int)`, …), in these containers as in
+/// the keyed and unkeyed ones below.
 private struct Single: SingleValueEncodingContainer {
     let node: Node
     var codingPath: [any CodingKey]
 
     mutating func encodeNil() throws { node.content = .value(.null) }
-    mutating func encode(_ value: Bool) throws { node.content = .value(.bool(value)) }
-    mutating func encode(_ value: String) throws { node.content = .value(.string(value)) }
-    mutating func encode(_ value: Double) throws { node.content = .value(try primitive(value, at: codingPath)) }
-    mutating func encode(_ value: Float) throws { node.content = .value(try primitive(value, at: codingPath)) }
-    mutating func encode(_ value: Int) throws { node.content = .value(.integer(value)) }
-    mutating func encode(_ value: Int8) throws { node.content = .value(try primitive(value, at: codingPath)) }
-    mutating func encode(_ value: Int16) throws { node.content = .value(try primitive(value, at: codingPath)) }
-    mutating func encode(_ value: Int32) throws { node.content = .value(try primitive(value, at: codingPath)) }
-    mutating func encode(_ value: Int64) throws { node.content = .value(try primitive(value, at: codingPath)) }
-    mutating func encode(_ value: UInt) throws { node.content = .value(try primitive(value, at: codingPath)) }
-    mutating func encode(_ value: UInt8) throws { node.content = .value(try primitive(value, at: codingPath)) }
-    mutating func encode(_ value: UInt16) throws { node.content = .value(try primitive(value, at: codingPath)) }
-    mutating func encode(_ value: UInt32) throws { node.content = .value(try primitive(value, at: codingPath)) }
-    mutating func encode(_ value: UInt64) throws { node.content = .value(try primitive(value, at: codingPath)) }
-    mutating func encode<T: Encodable>(_ value: T) throws { try value.encode(to: NodeEncoder(node: node, codingPath: codingPath)) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        if let json = try primitive(value, at: codingPath) {
+            node.content = .value(json)
+        } else {
+            try value.encode(to: NodeEncoder(node: node, codingPath: codingPath))
+        }
+    }
 }
 
 private struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
