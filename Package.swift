@@ -36,7 +36,7 @@ let package = Package(
         // Tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "IncrementalTests", dependencies: ["Incremental"]),
-        .testTarget(name: "MarkdownTests", dependencies: ["Markdown", "TestSupport"]),
+        .testTarget(name: "MarkdownTests", dependencies: ["Markdown", "CCmark", "TestSupport"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["loopback_server.py"]),

@@ -18,7 +18,7 @@ public enum CLI {
     public static let version = "0.1.0"
 
     /// Runs newsgen with `arguments` (without the program name) and returns the exit code.
-    public static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
+    public static func run(_ arguments: [String], environment: [String: String], console: Console) async -> Int32 {
         guard let first = arguments.first else {
             console.err(Help.overview)
             return ExitCode.usage
@@ -35,10 +35,12 @@ public enum CLI {
                 }
                 console.out(text)
                 return ExitCode.success
+            // The build blocks this cooperative-pool thread while its own threads work: acceptable at the top of a
+            // one-command process, where nothing else is waiting for the pool.
             case "build": return try BuildCommand.run(rest, environment: environment, console: console, writes: true)
             case "check": return try BuildCommand.run(rest, environment: environment, console: console, writes: false)
-            case "publish": return try PublishCommand.run(rest, environment: environment, console: console)
-            case "status": return try StatusCommand.run(rest, environment: environment, console: console)
+            case "publish": return try await PublishCommand.run(rest, environment: environment, console: console)
+            case "status": return try await StatusCommand.run(rest, environment: environment, console: console)
             case "next-change": return try NextChangeCommand.run(rest, environment: environment, console: console)
             case "new": return try NewCommand.run(rest, environment: environment, console: console)
             default:
@@ -64,7 +66,7 @@ public enum CLI {
     }
 
     /// Entry point of the executable.
-    public static func main() -> Never {
+    public static func main() async -> Never {
         var environment: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
@@ -75,7 +77,7 @@ public enum CLI {
             pointer += 1
         }
         ProcessExit.releaseValuesAtExit()
-        let code = run(Array(CommandLine.arguments.dropFirst()), environment: environment, console: StandardConsole())
+        let code = await run(Array(CommandLine.arguments.dropFirst()), environment: environment, console: StandardConsole())
         exit(code)
     }
 }

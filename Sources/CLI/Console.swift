@@ -1,10 +1,8 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
-import Synchronization
 
 /// Where a command's words go: stdout for results, stderr for diagnostics and progress.
-/// Tests use `RecordingConsole`; the executable uses `StandardConsole`.
 public protocol Console: Sendable {
     func out(_ text: String)
     func err(_ text: String)
@@ -29,14 +27,4 @@ public struct StandardConsole: Console {
 
     /// Draws a transient progress line on the terminal.
     func progress(_ text: String) { write(2, "\r\u{1B}[2K" + text) }
-}
-
-public final class RecordingConsole: Console {
-    private let state = Mutex<(out: [String], err: [String])>(([], []))
-    public init() {}
-    public func out(_ text: String) { state.withLock { $0.out.append(text) } }
-    public func err(_ text: String) { state.withLock { $0.err.append(text) } }
-    public var isInteractive: Bool { false }
-    public var standardOutput: String { state.withLock { $0.out.joined(separator: "\n") } }
-    public var standardError: String { state.withLock { $0.err.joined(separator: "\n") } }
 }

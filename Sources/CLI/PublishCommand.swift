@@ -8,7 +8,7 @@ enum PublishCommand {
     static let flags = ["--dry-run", "--json", "--check-live", "--wait", "--help"]
     static let options = ["--site", "--ledger", "--base-url", "--live-wait", "--test", "--to"]
 
-    static func run(_ arguments: [String], environment: [String: String], console: Console) throws(UsageError) -> Int32 {
+    static func run(_ arguments: [String], environment: [String: String], console: Console) async throws(UsageError) -> Int32 {
         let parsed = try ParsedArguments(arguments, command: "publish", flags: flags, options: options)
         if parsed.flags.contains("--help") {
             console.out(Help.commands["publish"]!)
@@ -56,7 +56,7 @@ enum PublishCommand {
 
         let ledgerPath = ledgerFile(parsed.options["--ledger"], edition: edition)
         if let testStory {
-            return TestSendCommand.run(storyID: testStory, audience: parsed.options["--to"], edition: edition, devices: devices.kinds,
+            return await TestSendCommand.run(storyID: testStory, audience: parsed.options["--to"], edition: edition, devices: devices.kinds,
                                        now: now, ledgerPath: ledgerPath, environment: environment, json: json, console: console)
         }
         let ledger: Ledger
@@ -114,11 +114,10 @@ enum PublishCommand {
                 let publisher = Publisher(connection: connection, transport: transport, ledger: ledger,
                                           policy: RetryPolicy(maxAttempts: settings.attempts), concurrency: settings.concurrency,
                                           liveCheck: checkLive ? LiveCheck(maximumWait: liveWait ?? settings.liveWait, interval: min(5, liveWait ?? 5)) : nil)
-                results = runBlocking { await publisher.publish(notifications) }
+                results = await publisher.publish(notifications)
                 if parsed.flags.contains("--wait") {
                     let reader = TelemetryReader(connection: connection, transport: transport)
-                    let sent = results
-                    telemetry = runBlocking { await firstOutcomes(sent, reader: reader) }
+                    telemetry = await firstOutcomes(results, reader: reader)
                 }
             }
         }
@@ -143,21 +142,4 @@ func firstOutcomes(_ results: [String: SendStatus], reader: TelemetryReader) asy
         for await (story, answer) in group { answers[story] = answer }
         return answers
     }
-}
-
-/// Runs async work from the synchronous command line entry point.
-func runBlocking<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
-    let semaphore = DispatchSemaphore(value: 0)
-    let box = ResultBox<T>()
-    Task.detached {
-        box.value = await work()
-        semaphore.signal()
-    }
-    semaphore.wait()
-    return box.value!
-}
-
-private final class ResultBox<T>: @unchecked Sendable {
-    // @unchecked: written once by the task before the semaphore is signalled, read after waiting on it.
-    var value: T?
 }

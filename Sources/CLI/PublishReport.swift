@@ -243,8 +243,7 @@ struct PublishReport {
 
     /// Pretty JSON with sorted keys, as every `--json` output is written.
     static func encode(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        // The reports hold only strings, integers, booleans and containers of them, which always encode.
+        (try? JSONValue(encoding: value)).map { JSONWriter.write($0, mode: .minimal, layout: .spaced, sortedKeys: true) } ?? "{}"
     }
 }

@@ -9,7 +9,7 @@ enum StatusCommand {
     static let flags = ["--json", "--help"]
     static let options = ["--site", "--ledger", "--since"]
 
-    static func run(_ arguments: [String], environment: [String: String], console: Console) throws(UsageError) -> Int32 {
+    static func run(_ arguments: [String], environment: [String: String], console: Console) async throws(UsageError) -> Int32 {
         let parsed = try ParsedArguments(arguments, command: "status", flags: flags, options: options)
         if parsed.flags.contains("--help") {
             console.out(Help.commands["status"]!)
@@ -49,7 +49,7 @@ enum StatusCommand {
         let reader = TelemetryReader(connection: connection,
                                      transport: CurlTransport(timeouts: HTTPTimeouts(connect: settings.connectTimeout, total: settings.timeout),
                                                               maxConcurrentTransfers: settings.concurrency))
-        let answers = runBlocking { await fetchAll(chosen, reader: reader) }
+        let answers = await fetchAll(chosen, reader: reader)
         let report = Report(records: chosen, answers: answers, now: now, since: parsed.positional.isEmpty ? since : nil,
                             ledgerPath: ledgerPath, hub: connection.description)
         console.out(parsed.flags.contains("--json") ? report.json() : report.text())

@@ -7,7 +7,7 @@ import Site
 /// real send would be, sent with the hub's test send to the newsroom's own phones only. Nothing is written.
 enum TestSendCommand {
     static func run(storyID: String, audience: String?, edition: Edition, devices: [DeviceKind], now: Timestamp,
-                    ledgerPath: String, environment: [String: String], json: Bool, console: Console) -> Int32 {
+                    ledgerPath: String, environment: [String: String], json: Bool, console: Console) async -> Int32 {
         let settings = edition.config.push
         let tags: TagExpression
         do {
@@ -55,7 +55,7 @@ enum TestSendCommand {
                                       maxConcurrentTransfers: 1)
         let publisher = Publisher(connection: connection, transport: transport, ledger: ledger,
                                   policy: RetryPolicy(maxAttempts: settings.attempts), concurrency: 1, liveCheck: nil)
-        let status = runBlocking { await publisher.testSend(notification) }
+        let status = await publisher.testSend(notification)
         let report = Report(notification: notification, previews: previews, status: status, now: now, hub: connection.description)
         console.out(json ? report.json() : report.text())
         if case .failed = status { return ExitCode.failure }

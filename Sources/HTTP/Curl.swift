@@ -51,36 +51,6 @@ func curlText(_ code: CURLcode) -> String {
     curl_easy_strerror(code).map { String(cString: $0) } ?? "curl error \(code.rawValue)"
 }
 
-// MARK: - Locking
-
-/// A value guarded by a pthread mutex.
-///
-/// `@unchecked Sendable`: every access to `value` goes through `withLock`, which holds the mutex, so the value is
-/// never touched by two threads at once. Only used with `Sendable` state.
-final class Locked<State: Sendable>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: State
-
-    init(_ value: State) {
-        self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
-
-    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
-    }
-}
-
 // MARK: - URLs
 
 /// The parts of a URL the transport needs, as parsed by libcurl's URL API (the same parser the transfer uses).

@@ -5,6 +5,7 @@
 
 internal import CCurl
 internal import CCurlShim
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -81,9 +82,9 @@ private struct EngineState: Sendable {
 ///
 /// `@unchecked Sendable`: the multi handle, the easy handles and all `Transfer`s are touched only by the engine
 /// thread, with one exception that libcurl documents as safe from any thread: `curl_multi_wakeup`. Everything
-/// shared with callers lives in `state`, which is guarded by its lock.
+/// shared with callers lives in `state`, behind its mutex.
 final class CurlEngine: @unchecked Sendable {
-    private let state = Locked(EngineState())
+    private let state = Mutex(EngineState())
     private let multi: UnsafeMutableRawPointer?
     private let timeouts: HTTPTimeouts
     private let maxConcurrent: Int

@@ -105,25 +105,11 @@ final class Transfer {
         // Callbacks write into this object; see the file comment for why the pointer stays valid.
         let userdata = Unmanaged.passUnretained(self).toOpaque()
         try check(newsgen_curl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, { data, size, count, user in
-            guard let user else { return 0 }
-            let (total, overflow) = size.multipliedReportingOverflow(by: count)
-            guard !overflow else { return 0 }
-            let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
-            if total > 0, let data {
-                transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: total))
-            }
-            return total
+            Transfer.receive(data, size, count, user) { transfer, chunk in transfer.body.append(contentsOf: chunk) }
         }), "curl_easy_setopt(CURLOPT_WRITEFUNCTION)")
         try setPointer(CURLOPT_WRITEDATA, userdata, "CURLOPT_WRITEDATA")
         try check(newsgen_curl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, { data, size, count, user in
-            guard let user else { return 0 }
-            let (total, overflow) = size.multipliedReportingOverflow(by: count)
-            guard !overflow else { return 0 }
-            let transfer = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
-            if total > 0, let data {
-                transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: total))
-            }
-            return total
+            Transfer.receive(data, size, count, user) { transfer, line in transfer.receiveHeaderLine(line) }
         }), "curl_easy_setopt(CURLOPT_HEADERFUNCTION)")
         try setPointer(CURLOPT_HEADERDATA, userdata, "CURLOPT_HEADERDATA")
     }
@@ -147,6 +133,20 @@ final class Transfer {
     }
 
     // MARK: Response
+
+    /// What both data callbacks share: the chunk curl hands over, given to `take` with the transfer it belongs to.
+    /// Answering less than the chunk's size (0 when there is no transfer or the size overflows) makes curl fail
+    /// the transfer.
+    private static func receive(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?,
+                                _ take: (Transfer, UnsafeRawBufferPointer) -> Void) -> Int {
+        guard let user else { return 0 }
+        let (total, overflow) = size.multipliedReportingOverflow(by: count)
+        guard !overflow else { return 0 }
+        if total > 0, let data {
+            take(Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue(), UnsafeRawBufferPointer(start: data, count: total))
+        }
+        return total
+    }
 
     /// Called by curl once per header line, status lines included. A new status line starts a new response, so
     /// only the headers of the last (final) response survive.

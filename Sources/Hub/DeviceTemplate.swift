@@ -13,6 +13,8 @@
 //
 // The JSON reader and writer here keep key order and write compact, deterministic text.
 
+import Site
+
 /// A template the hub would reject, with where in the template it is.
 public struct DeviceTemplateError: Error, Sendable, CustomStringConvertible {
     public var message: String
@@ -78,15 +80,6 @@ public struct DeviceTemplate: Sendable {
         let lookup = PropertyLookup(properties)
         var output = ""
         Self.write(root, lookup: lookup, to: &output)
-        return output
-    }
-
-    /// Parses any JSON text and writes it back compactly with key order kept (for comparing payloads).
-    public static func compactJSON(_ text: String) throws(DeviceTemplateError) -> String {
-        var reader = JSONReader(text: text)
-        let document = try reader.readDocument()
-        var output = ""
-        DeviceTemplate.writeJSON(document, to: &output)
         return output
     }
 
@@ -264,8 +257,9 @@ extension DeviceTemplate {
 
         func value(_ name: String) -> String {
             if let value = exact[name] { return value }
-            // Templates nearly always spell names as the body does, so the names are only folded on a miss
-            // (folding them all for every render was most of the cost of checking a site's breaking stories).
+            // Templates nearly always spell names as the body does, so the names are only folded on a miss:
+            // `check` renders every breaking story for every device, and folding every name each time would
+            // make that the bulk of its work.
             let folded = name.hubASCIILowercased
             return exact.keys.filter { $0.hubASCIILowercased == folded }.min().flatMap { exact[$0] } ?? ""
         }
@@ -533,61 +527,9 @@ extension DeviceTemplate {
         case null
     }
 
-    /// Writes `text` as a JSON string literal: `"` and `\` escaped, control characters as \n, \t, … or \u00XX.
+    /// Writes `text` as a JSON string literal, escaped as request bodies are.
     fileprivate static func writeString(_ text: String, to output: inout String) {
-        output += "\""
-        var pending = ""
-        for scalar in text.unicodeScalars {
-            let escape: String?
-            switch scalar {
-            case "\"": escape = "\\\""
-            case "\\": escape = "\\\\"
-            case "\n": escape = "\\n"
-            case "\r": escape = "\\r"
-            case "\t": escape = "\\t"
-            case "\u{08}": escape = "\\b"
-            case "\u{0C}": escape = "\\f"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    escape = "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    escape = nil
-                }
-            }
-            if let escape {
-                pending += escape
-            } else {
-                pending.unicodeScalars.append(scalar)
-            }
-        }
-        output += pending
-        output += "\""
-    }
-
-    fileprivate static func writeJSON(_ value: JSONValue, to output: inout String) {
-        switch value {
-        case .object(let members):
-            output += "{"
-            for (index, member) in members.enumerated() {
-                if index > 0 { output += "," }
-                DeviceTemplate.writeString(member.key, to: &output)
-                output += ":"
-                DeviceTemplate.writeJSON(member.value, to: &output)
-            }
-            output += "}"
-        case .array(let elements):
-            output += "["
-            for (index, element) in elements.enumerated() {
-                if index > 0 { output += "," }
-                DeviceTemplate.writeJSON(element, to: &output)
-            }
-            output += "]"
-        case .string(let text): DeviceTemplate.writeString(text, to: &output)
-        case .number(let raw): output += raw
-        case .bool(let flag): output += flag ? "true" : "false"
-        case .null: output += "null"
-        }
+        output += JSONWriter.quote(text, mode: .minimal)
     }
 
     /// A strict RFC 8259 reader over UTF-8 bytes. Errors carry line:column and the JSON path being read.
@@ -729,19 +671,9 @@ extension DeviceTemplate {
                 skipWhitespace()
                 let value = try readValue(path: childPath)
                 members.append(JSONValue.Member(key: key, value: value))
-                skipWhitespace()
-                guard index < bytes.count else {
-                    throw failure("the JSON ends inside an object (missing \"}\")", path: path)
-                }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
+                if try !another(closing: "}", in: "an object", after: "a member", path: path, itemPath: childPath) {
                     return .object(members)
                 }
-                throw failure("expected \",\" or \"}\" after a member but found \(describeCurrent())", path: childPath)
             }
         }
 
@@ -757,23 +689,31 @@ extension DeviceTemplate {
             }
             while true {
                 skipWhitespace()
-                elements.append(try readValue(path: "\(path)[\(elements.count)]"))
-                skipWhitespace()
-                guard index < bytes.count else {
-                    throw failure("the JSON ends inside an array (missing \"]\")", path: path)
-                }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
+                let itemPath = "\(path)[\(elements.count)]"
+                elements.append(try readValue(path: itemPath))
+                if try !another(closing: "]", in: "an array", after: "an element", path: path, itemPath: itemPath) {
                     return .array(elements)
                 }
-                throw failure(
-                    "expected \",\" or \"]\" after an element but found \(describeCurrent())",
-                    path: "\(path)[\(elements.count - 1)]")
             }
+        }
+
+        /// After a member or an element: true when a "," says another follows, false when `close` ends the
+        /// container (both consumed).
+        private mutating func another(closing close: Unicode.Scalar, in container: String, after item: String,
+                                      path: String, itemPath: String) throws(DeviceTemplateError) -> Bool {
+            skipWhitespace()
+            guard index < bytes.count else {
+                throw failure("the JSON ends inside \(container) (missing \"\(close)\")", path: path)
+            }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                return true
+            }
+            if bytes[index] == UInt8(ascii: close) {
+                index += 1
+                return false
+            }
+            throw failure("expected \",\" or \"\(close)\" after \(item) but found \(describeCurrent())", path: itemPath)
         }
 
         private mutating func readNumber(path: String) throws(DeviceTemplateError) -> String {

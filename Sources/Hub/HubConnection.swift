@@ -27,8 +27,12 @@ public struct HubConnection: Sendable, CustomStringConvertible {
 
     public var description: String { "hub \(hubName) at \(baseURL) (key \(keyName))" }
 
+    /// The hub's URL. Hub names are letters, digits, `.`, `-` and `_` (checked in `resolve`), so they go into
+    /// URLs as they are.
+    private var hubURL: String { baseURL + hubName }
+
     /// The send URL.
-    public var messagesURL: String { baseURL + Self.pathSegment(hubName) + "/messages?api-version=\(Self.apiVersion)" }
+    public var messagesURL: String { hubURL + "/messages?api-version=\(Self.apiVersion)" }
 
     /// The hub's test send: the same request with `test` in the query (at most 10 registrations, each one's
     /// outcome in the answer).
@@ -36,12 +40,12 @@ public struct HubConnection: Sendable, CustomStringConvertible {
 
     /// A message's telemetry (`Location` of its send, Standard tier).
     public func messageURL(notificationID: String) -> String {
-        baseURL + Self.pathSegment(hubName) + "/messages/" + AccessSignature.percentEncode(notificationID, uppercaseHex: true)
+        hubURL + "/messages/" + AccessSignature.percentEncode(notificationID, uppercaseHex: true)
             + "?api-version=\(Self.apiVersion)"
     }
 
     /// The resource the token is signed for: the hub URL (lowercased and percent-encoded by AccessSignature).
-    public var resourceURI: String { baseURL + Self.pathSegment(hubName) }
+    public var resourceURI: String { hubURL }
 
     /// `SharedAccessSignature sr=…&sig=…&se=…&skn=…`, valid for `tokenLifetime` seconds from `now`.
     public func authorization(now: Int) -> String {
@@ -61,9 +65,6 @@ public struct HubConnection: Sendable, CustomStringConvertible {
         }
         return "SharedAccessSignature " + parts.joined(separator: "&")
     }
-
-    /// Hub names are letters, digits, `.`, `-` and `_` (checked in `resolve`), so they go into URLs as they are.
-    static func pathSegment(_ hub: String) -> String { hub }
 
     /// Reads the connection from the environment. `configuredHub` is `push.hub` from newsgen.yml.
     /// The endpoint override is checked first, so that a dry run without secrets still refuses it.

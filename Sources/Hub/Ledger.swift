@@ -1,5 +1,7 @@
 import Foundation
 import Signing
+import Site
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,29 +41,32 @@ public struct LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
 ///
 /// Only a regular file (or a symbolic link to one, which is written through) is a ledger; anything else in its
 /// place is damage, never "no ledger", which would send every alert again.
-public final class Ledger: @unchecked Sendable {
-    // @unchecked: `records`, `failure`, `waiting` and `committing` are only touched while holding `lock`;
-    // the file itself is only written while holding `writeLock`.
+public final class Ledger: Sendable {
     /// The ledger as it was named (in messages).
     public let path: String
     /// The file that is rewritten: `path`, or the file a symbolic link there points to, so that a rewrite
     /// replaces the ledger and not the link (a CI cache that restores the link's target must see every send).
     private let filePath: String
-    private var records: [LedgerRecord]
-    private var lockDescriptor: Int32 = -1
-    private let lock = NSLock()
-    /// Held for a whole rewrite, so two rewrites never race on the temporary file or the rename.
-    private let writeLock = NSLock()
-    /// Accepted sends waiting for the next group commit, each with the task to resume once it is durable.
-    private var waiting: [(record: LedgerRecord, done: CheckedContinuation<LedgerError?, Never>)] = []
-    /// True while a group commit is scheduled or running on `committer`.
-    private var committing = false
-    /// The JSON of `records[i]` as it sits in the file, encoded once (only touched while holding `writeLock`).
-    /// Re-encoding the whole ledger for every rewrite made each send cost more the longer the ledger grew.
-    private var encodedRecords: [[UInt8]] = []
+    /// The flock'ed `<ledger>.lock`, or -1 for a ledger opened only to read.
+    private let lockDescriptor: Int32
+    private let shared: Mutex<Shared>
+    /// The JSON of each kept record as it sits in the file, encoded once, so that a send costs the same however
+    /// long the ledger has grown. Held for a whole rewrite (blocking write, fsync, rename), so two rewrites never
+    /// race on the temporary file or the rename.
+    private let encodedRecords = Mutex<[[UInt8]]>([])
     /// Blocking file work (write, fsync, rename) runs here, never on Swift's cooperative threads, which keep
     /// sending and receiving meanwhile.
     private let committer = DispatchQueue(label: "newsgen.ledger.commit")
+
+    private struct Shared {
+        var records: [LedgerRecord]
+        /// The first write that failed, if any.
+        var failure: LedgerError?
+        /// Accepted sends waiting for the next group commit, each with the task to resume once it is durable.
+        var waiting: [(record: LedgerRecord, done: CheckedContinuation<LedgerError?, Never>)] = []
+        /// True while a group commit is scheduled or running on `committer`.
+        var committing = false
+    }
 
     struct File: Codable {
         var format: String
@@ -69,10 +74,11 @@ public final class Ledger: @unchecked Sendable {
     }
     static let format = "newsgen-push-ledger-1"
 
-    private init(path: String, filePath: String, records: [LedgerRecord]) {
+    private init(path: String, filePath: String, records: [LedgerRecord], lockDescriptor: Int32 = -1) {
         self.path = path
         self.filePath = filePath
-        self.records = records
+        self.lockDescriptor = lockDescriptor
+        shared = Mutex(Shared(records: records))
     }
 
     deinit { if lockDescriptor >= 0 { close(lockDescriptor) } }
@@ -102,9 +108,7 @@ public final class Ledger: @unchecked Sendable {
             throw LedgerError(message: "another newsgen publish is using the ledger \(path) right now; nothing was sent (run again when it has finished)")
         }
         do {
-            let ledger = Ledger(path: path, filePath: filePath, records: try load(path))
-            ledger.lockDescriptor = descriptor
-            return ledger
+            return Ledger(path: path, filePath: filePath, records: try load(path), lockDescriptor: descriptor)
         } catch {
             close(descriptor)
             throw error
@@ -187,8 +191,7 @@ public final class Ledger: @unchecked Sendable {
 
     /// The first write that failed, if any. Once the ledger cannot record sends, nothing more may be sent:
     /// an unrecorded alert would go out again on the next run.
-    public var writeFailure: LedgerError? { lock.withLock { failure } }
-    private var failure: LedgerError?
+    public var writeFailure: LedgerError? { shared.withLock { $0.failure } }
 
     /// Rewrites the ledger unchanged, exactly as a send is recorded (temporary file in the same folder, fsync,
     /// rename, fsync of the folder): called before the first send, so that a full disk or a read-only folder
@@ -197,25 +200,20 @@ public final class Ledger: @unchecked Sendable {
         if let error = commit([]) { throw error }
     }
 
-    public var all: [LedgerRecord] { lock.withLock { records } }
+    public var all: [LedgerRecord] { shared.withLock { $0.records } }
 
     public var byKey: [String: LedgerRecord] {
-        lock.withLock { Dictionary(records.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first }) }
-    }
-
-    /// Adds a record and makes it durable before returning (blocks the calling thread).
-    public func append(_ record: LedgerRecord) throws(LedgerError) {
-        if let error = commit([record]) { throw error }
+        shared.withLock { Dictionary($0.records.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first }) }
     }
 
     /// Adds a record and returns once it is durable. Records handed in while a rewrite is under way are written
     /// together by the next rewrite; if that rewrite fails, every record in it fails and none is kept.
     public func record(_ record: LedgerRecord) async throws(LedgerError) {
         let error = await withCheckedContinuation { (done: CheckedContinuation<LedgerError?, Never>) in
-            let startCommitter = lock.withLock {
-                waiting.append((record, done))
-                defer { committing = true }
-                return !committing
+            let startCommitter = shared.withLock { shared in
+                shared.waiting.append((record, done))
+                defer { shared.committing = true }
+                return !shared.committing
             }
             if startCommitter { committer.async { self.commitWaiting() } }
         }
@@ -225,10 +223,10 @@ public final class Ledger: @unchecked Sendable {
     /// Runs on `committer`: writes everything that is waiting in one rewrite, until nothing is left.
     private func commitWaiting() {
         while true {
-            let group: [(record: LedgerRecord, done: CheckedContinuation<LedgerError?, Never>)] = lock.withLock {
-                defer { waiting.removeAll() }
-                if waiting.isEmpty { committing = false }
-                return waiting
+            let group: [(record: LedgerRecord, done: CheckedContinuation<LedgerError?, Never>)] = shared.withLock { shared in
+                defer { shared.waiting.removeAll() }
+                if shared.waiting.isEmpty { shared.committing = false }
+                return shared.waiting
             }
             if group.isEmpty { return }
             let error = commit(group.map(\.record))
@@ -238,33 +236,32 @@ public final class Ledger: @unchecked Sendable {
 
     /// Rewrites the file with `added` after the records already kept; keeps them only if the rewrite succeeded.
     private func commit(_ added: [LedgerRecord]) -> LedgerError? {
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        let kept = lock.withLock { records }  // only changes below, under `writeLock`
-        do {
-            while encodedRecords.count < kept.count {
-                encodedRecords.append(try Self.encodeForFile(kept[encodedRecords.count]))
+        encodedRecords.withLock { encodedRecords in
+            let kept = shared.withLock { $0.records }  // only changes below, while `encodedRecords` is held
+            do throws(LedgerError) {
+                while encodedRecords.count < kept.count {
+                    encodedRecords.append(try Self.encodeForFile(kept[encodedRecords.count]))
+                }
+                var pieces: [[UInt8]] = []
+                for record in added { pieces.append(try Self.encodeForFile(record)) }
+                try Self.write(Self.fileBytes(encodedRecords + pieces), to: filePath)
+                encodedRecords += pieces
+            } catch {
+                shared.withLock { $0.failure = error }
+                return error
             }
-            var pieces: [[UInt8]] = []
-            for record in added { pieces.append(try Self.encodeForFile(record)) }
-            try Self.write(Self.fileBytes(encodedRecords + pieces), to: filePath)
-            encodedRecords += pieces
-        } catch {
-            lock.withLock { failure = error }
-            return error
+            shared.withLock { $0.records = kept + added }
+            return nil
         }
-        lock.withLock { records = kept + added }
-        return nil
     }
 
-    /// One record as `JSONEncoder` (pretty, sorted keys) lays it out inside the file's `sends` array: its lines
-    /// indented by four spaces. JSON strings never hold a raw line break, so indenting line by line is safe.
+    /// One record as it sits inside the file's `sends` array: its lines indented by four spaces. JSON strings
+    /// never hold a raw line break, so indenting line by line is safe.
     static func encodeForFile(_ record: LedgerRecord) throws(LedgerError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(record) else {
+        guard let value = try? JSONValue(encoding: record) else {
             throw LedgerError(message: "cannot encode the ledger record for \(record.key)")
         }
+        let data = JSONWriter.bytes(value, mode: .minimal, layout: .spaced, sortedKeys: true)
         var bytes: [UInt8] = Array("    ".utf8)
         bytes.reserveCapacity(data.count + data.count / 8)
         for byte in data {
@@ -274,7 +271,7 @@ public final class Ledger: @unchecked Sendable {
         return bytes
     }
 
-    /// The whole file, byte for byte what `JSONEncoder` (pretty, sorted keys) writes for `File`, plus a newline.
+    /// The whole file, around records encoded once each: the `spaced` layout of `File`, plus a newline.
     static func fileBytes(_ encodedRecords: [[UInt8]]) -> [UInt8] {
         var bytes = Array("{\n  \"format\" : \"\(format)\",\n  \"sends\" : [\n".utf8)
         bytes.reserveCapacity(encodedRecords.reduce(bytes.count + 16) { $0 + $1.count + 2 })

@@ -48,16 +48,11 @@ public struct Notification: Sendable {
     }
 
     /// The request body: compact JSON, keys sorted (deterministic bytes, so the ledger's hash is stable).
-    public var body: [UInt8] { Array(Self.encode(properties, pretty: false).utf8) }
-    public var prettyBody: String { Self.encode(properties, pretty: true) }
+    public var body: [UInt8] { JSONWriter.bytes(propertiesJSON, mode: .minimal, layout: .compact, sortedKeys: true) }
+    /// The body laid out for people (the dry run's preview).
+    public var prettyBody: String { JSONWriter.write(propertiesJSON, mode: .minimal, layout: .spaced, sortedKeys: true) }
 
-    static func encode(_ properties: [String: String], pretty: Bool) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a [String: String] cannot fail.
-        guard let data = try? encoder.encode(properties) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
-    }
+    private var propertiesJSON: JSONValue { .object(properties.map { ($0.key, .string($0.value)) }) }
 }
 
 /// Why a breaking story cannot be announced, and the front-matter field to change (`check` points at its line).
@@ -91,14 +86,10 @@ public struct NotificationPlanner: Sendable {
     public let now: Timestamp
     /// The ledger's records, by `storyId:revision`.
     public let sent: [String: LedgerRecord]
-    /// Overrides base_url for the URLs in the payload (`--base-url`).
-    public let baseURL: String?
-
-    public init(edition: Edition, now: Timestamp, sent: [String: LedgerRecord], baseURL: String? = nil) {
+    public init(edition: Edition, now: Timestamp, sent: [String: LedgerRecord]) {
         self.edition = edition
         self.now = now
         self.sent = sent
-        self.baseURL = baseURL
     }
 
     var settings: PushSettings { edition.config.push }
@@ -119,9 +110,7 @@ public struct NotificationPlanner: Sendable {
     func permalinks() -> Permalinks {
         let config = edition.config
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
-        var linksConfig = config
-        if let baseURL { linksConfig.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/" }
-        return Permalinks(config: linksConfig, clock: clock)
+        return Permalinks(config: config, clock: clock)
     }
     /// Holds the due alerts that `push.budget` has no room for, counting the ledger's sends and, in order, the
     /// alerts this run sends before them. A story marked `push.budget: exempt` goes out anyway (and counts).

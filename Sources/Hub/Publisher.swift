@@ -97,27 +97,45 @@ public struct Publisher: Sendable {
                 }
             }
         }
+        let delivery = await sendRetrying({ request(for: notification) }) {
+            ledger.writeFailure.map { "not sent, because the ledger cannot record sends (\($0.message)); fix it and run again" }
+        }
+        switch delivery {
+        case .failed(let reason, let attempts):
+            return .failed(reason, attempts: attempts)
+        case .accepted(let response, _, let attempts):
+            let record = LedgerRecord(
+                storyId: notification.story.id, revision: notification.revision,
+                sentAt: Timestamp(secondsSinceEpoch: clock().rounded(.down)).rfc3339,
+                tags: notification.tags.headerValue, bodySHA256: Ledger.hexSHA256(notification.body),
+                hubNotificationId: response?.header("Location").flatMap(Self.notificationID),
+                trackingId: response?.header("TrackingId"))
+            do {
+                try await ledger.record(record)
+            } catch {
+                return .failed("the hub accepted it, but recording it failed: \(error.message); do not re-run before fixing the ledger, or the alert goes out twice", attempts: attempts)
+            }
+            return .sent(record, attempts: attempts)
+        }
+    }
+
+    /// How a request ended once the policy allowed no more attempts.
+    enum Delivery {
+        case accepted(HTTPResponse?, detail: String, attempts: Int)
+        case failed(String, attempts: Int)
+    }
+
+    /// Sends `request()` (made afresh for each attempt, for a fresh token) until the policy accepts the answer or
+    /// gives up. `stop`, asked before each attempt, ends the loop with its reason.
+    func sendRetrying(_ request: () -> HTTPRequest, stop: () -> String? = { nil }) async -> Delivery {
         var attempt = 0
         while true {
-            if let failure = ledger.writeFailure {
-                return .failed("not sent, because the ledger cannot record sends (\(failure.message)); fix it and run again", attempts: attempt)
-            }
+            if let reason = stop() { return .failed(reason, attempts: attempt) }
             attempt += 1
-            let (outcome, response, detail) = await attemptOnce(request(for: notification))
+            let (outcome, response, detail) = await attemptOnce(request())
             switch policy.decide(attempt: attempt, outcome: outcome, jitter: jitter()) {
             case .success:
-                let record = LedgerRecord(
-                    storyId: notification.story.id, revision: notification.revision,
-                    sentAt: Timestamp(secondsSinceEpoch: clock().rounded(.down)).rfc3339,
-                    tags: notification.tags.headerValue, bodySHA256: Ledger.hexSHA256(notification.body),
-                    hubNotificationId: response?.header("Location").flatMap(Self.notificationID),
-                    trackingId: response?.header("TrackingId"))
-                do {
-                    try await ledger.record(record)
-                } catch {
-                    return .failed("the hub accepted it, but recording it failed: \(error.message); do not re-run before fixing the ledger, or the alert goes out twice", attempts: attempt)
-                }
-                return .sent(record, attempts: attempt)
+                return .accepted(response, detail: detail, attempts: attempt)
             case .retry(let delay):
                 await sleep(delay)
             case .giveUp(let reason):
@@ -152,24 +170,20 @@ public struct Publisher: Sendable {
     /// answers with each one's outcome. Retried like a real send; never recorded in the ledger, so the real
     /// publish later still sends the story once.
     public func testSend(_ notification: Notification) async -> TestSendStatus {
-        var attempt = 0
-        while true {
-            attempt += 1
+        let delivery = await sendRetrying {
             var request = request(for: notification)
             request.url = connection.testMessagesURL
-            let (outcome, response, detail) = await attemptOnce(request)
-            switch policy.decide(attempt: attempt, outcome: outcome, jitter: jitter()) {
-            case .success:
-                let text = String(decoding: response?.body ?? [], as: UTF8.self)
-                guard let answer = TestSendOutcome(xml: text) else {
-                    return .failed("\(detail): the hub accepted it but did not answer with the outcome of each registration", attempts: attempt)
-                }
-                return .reached(answer, attempts: attempt)
-            case .retry(let delay):
-                await sleep(delay)
-            case .giveUp(let reason):
-                return .failed(Self.failure(detail, reason, response), attempts: attempt)
+            return request
+        }
+        switch delivery {
+        case .failed(let reason, let attempts):
+            return .failed(reason, attempts: attempts)
+        case .accepted(let response, let detail, let attempts):
+            let text = String(decoding: response?.body ?? [], as: UTF8.self)
+            guard let answer = TestSendOutcome(xml: text) else {
+                return .failed("\(detail): the hub accepted it but did not answer with the outcome of each registration", attempts: attempts)
             }
+            return .reached(answer, attempts: attempts)
         }
     }
 

@@ -112,19 +112,6 @@ public struct TagExpression: Sendable, Hashable, CustomStringConvertible {
         return result
     }
 
-    /// Whether a device whose tags are `tags` is targeted (tags compare exactly, case-sensitively).
-    public func matches(_ tags: Set<String>) -> Bool {
-        func evaluate(_ node: Node) -> Bool {
-            switch node {
-            case .tag(let tag): return tags.contains(tag)
-            case .not(let inner): return !evaluate(inner)
-            case .and(let children): return children.allSatisfy(evaluate)
-            case .or(let children): return children.contains(where: evaluate)
-            }
-        }
-        return evaluate(node)
-    }
-
     /// nil if `tag` is a valid tag, else the reason it is not.
     ///
     /// A tag is 1…120 characters of ASCII letters, digits and `_ @ # . : -`; the system tags

@@ -62,10 +62,6 @@ public struct FeedEntry: Sendable {
 
 /// Writes a `Feed` as RSS 2.0, Atom 1.0 (RFC 4287) or JSON Feed 1.1.
 public enum FeedWriter {
-    public static func write(_ feed: Feed, as format: FeedFormat) -> String {
-        String(decoding: bytes(feed, as: format), as: UTF8.self)
-    }
-
     /// The feed file's bytes (what the build writes: no `String` is made of a feed of 50 whole stories).
     public static func bytes(_ feed: Feed, as format: FeedFormat) -> [UInt8] {
         switch format {
@@ -77,11 +73,6 @@ public enum FeedWriter {
             return xml.finishBytes()
         case .json: return JSONWriter.bytes(json(feed))
         }
-    }
-
-    public static func rss(_ feed: Feed) -> String {
-        var xml = rssDocument(feed)
-        return xml.finish()
     }
 
     static func rssDocument(_ feed: Feed) -> XMLWriter {
@@ -101,13 +92,6 @@ public enum FeedWriter {
         return xml
     }
 
-    /// One `<item>`, written on its own (golden files, tests).
-    public static func rssItem(_ entry: FeedEntry) -> String {
-        var xml = XMLWriter(fragmentAtDepth: 0)
-        rssItem(entry, into: &xml)
-        return xml.finish()
-    }
-
     static func rssItem(_ entry: FeedEntry, into xml: inout XMLWriter) {
         xml.open("item")
         xml.element("title", htmlText: entry.title)
@@ -119,11 +103,6 @@ public enum FeedWriter {
         xml.element("description", htmlText: entry.summary)
         if let html = entry.contentHTML { xml.element("content:encoded", text: html) }
         xml.close()
-    }
-
-    public static func atom(_ feed: Feed) -> String {
-        var xml = atomDocument(feed)
-        return xml.finish()
     }
 
     static func atomDocument(_ feed: Feed) -> XMLWriter {
@@ -141,13 +120,6 @@ public enum FeedWriter {
         xml.element("generator", text: "newsgen")
         for entry in feed.entries { atomEntry(entry, into: &xml) }
         return xml
-    }
-
-    /// One `<entry>`, written on its own (golden files, tests).
-    public static func atomEntry(_ entry: FeedEntry) -> String {
-        var xml = XMLWriter(fragmentAtDepth: 0)
-        atomEntry(entry, into: &xml)
-        return xml.finish()
     }
 
     static func atomEntry(_ entry: FeedEntry, into xml: inout XMLWriter) {

@@ -181,61 +181,98 @@ public indirect enum JSONValue: Sendable {
     case object([(String, JSONValue)])
 }
 
-/// Serialises `JSONValue`s: two-space indentation, members in their given order, a final line feed.
+/// Serialises `JSONValue`s: the one JSON writer (site files, request bodies, `--json` output, the ledger).
 public enum JSONWriter {
+    /// What is escaped in strings.
     public enum Mode: Sendable {
-        /// Plain JSON (feeds).
+        /// Also U+2028, U+2029 and DEL, which JavaScript reading the file would trip over (feeds).
         case standard
-        /// JSON to be placed inside an HTML `<script>` element: `<`, `>` and `&` are written as `\u003c`,
-        /// `\u003e` and `\u0026`, so neither `</script>` nor `<!--` can occur in the element's text.
+        /// As `standard`, and `<`, `>` and `&` are written as `\u003c`, `\u003e` and `\u0026`, so that JSON placed
+        /// inside an HTML `<script>` element can contain neither `</script>` nor `<!--`.
         case htmlScript
+        /// Only what JSON requires: `"`, `\\` and C0 controls. Request bodies, `--json` output and the ledger have
+        /// always been written so; a body's bytes must not change, because the ledger keeps their SHA-256.
+        case minimal
     }
 
-    public static func write(_ value: JSONValue, mode: Mode = .standard) -> String {
-        String(decoding: bytes(value, mode: mode), as: UTF8.self)
+    public enum Layout: Sendable {
+        /// Two-space indentation, `"key": value`, a final line feed (the site's files).
+        case indented
+        /// No whitespace (request bodies).
+        case compact
+        /// Two-space indentation, `"key" : value`, a blank line inside an empty array or object, no final line
+        /// feed: the layout `--json` output and the ledger file have always had, kept for the scripts and the
+        /// ledgers that read them.
+        case spaced
     }
 
-    /// The same as UTF-8 bytes.
-    public static func bytes(_ value: JSONValue, mode: Mode = .standard) -> [UInt8] {
+    public static func write(_ value: JSONValue, mode: Mode = .standard, layout: Layout = .indented,
+                             sortedKeys: Bool = false) -> String {
+        String(decoding: bytes(value, mode: mode, layout: layout, sortedKeys: sortedKeys), as: UTF8.self)
+    }
+
+    /// The same as UTF-8 bytes. With `sortedKeys`, object members are written in the byte order of their keys
+    /// (the order does not then depend on how the value was built).
+    public static func bytes(_ value: JSONValue, mode: Mode = .standard, layout: Layout = .indented,
+                             sortedKeys: Bool = false) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(1024)
-        write(value, mode: mode, depth: 0, into: &out)
-        out.append(UInt8(ascii: "\n"))
+        let writer = Writer(mode: mode, layout: layout, sortedKeys: sortedKeys)
+        writer.write(value, depth: 0, into: &out)
+        if layout == .indented { out.append(UInt8(ascii: "\n")) }
         return out
     }
 
-    private static func write(_ value: JSONValue, mode: Mode, depth: Int, into out: inout [UInt8]) {
-        switch value {
-        case .string(let text): quote(text, mode: mode, into: &out)
-        case .integer(let number): out.append(contentsOf: String(number).utf8)
-        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .null: out.append(contentsOf: "null".utf8)
-        case .array(let items):
-            if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
-            out.append(contentsOf: "[\n".utf8)
-            for (index, item) in items.enumerated() {
-                indent(depth + 1, into: &out)
-                write(item, mode: mode, depth: depth + 1, into: &out)
-                out.append(contentsOf: (index == items.count - 1 ? "\n" : ",\n").utf8)
+    private struct Writer {
+        let mode: Mode
+        let layout: Layout
+        let sortedKeys: Bool
+
+        func write(_ value: JSONValue, depth: Int, into out: inout [UInt8]) {
+            switch value {
+            case .string(let text): JSONWriter.quote(text, mode: mode, into: &out)
+            case .integer(let number): out.append(contentsOf: String(number).utf8)
+            case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+            case .null: out.append(contentsOf: "null".utf8)
+            case .array(let items):
+                container("[", "]", items, depth: depth, into: &out) { item, out in write(item, depth: depth + 1, into: &out) }
+            case .object(let members):
+                let ordered = sortedKeys ? members.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) } : members
+                container("{", "}", ordered, depth: depth, into: &out) { member, out in
+                    JSONWriter.quote(member.0, mode: mode, into: &out)
+                    out.append(contentsOf: (layout == .compact ? ":" : layout == .spaced ? " : " : ": ").utf8)
+                    write(member.1, depth: depth + 1, into: &out)
+                }
             }
-            indent(depth, into: &out)
-            out.append(UInt8(ascii: "]"))
-        case .object(let members):
-            if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
-            out.append(contentsOf: "{\n".utf8)
-            for (index, (key, item)) in members.enumerated() {
-                indent(depth + 1, into: &out)
-                quote(key, mode: mode, into: &out)
-                out.append(contentsOf: ": ".utf8)
-                write(item, mode: mode, depth: depth + 1, into: &out)
-                out.append(contentsOf: (index == members.count - 1 ? "\n" : ",\n").utf8)
+        }
+
+        private func container<Element>(_ open: Unicode.Scalar, _ close: Unicode.Scalar, _ elements: [Element], depth: Int,
+                                        into out: inout [UInt8], _ writeElement: (Element, inout [UInt8]) -> Void) {
+            out.append(UInt8(ascii: open))
+            if layout == .compact {
+                for (index, element) in elements.enumerated() {
+                    if index > 0 { out.append(UInt8(ascii: ",")) }
+                    writeElement(element, &out)
+                }
+            } else if elements.isEmpty {
+                if layout == .spaced {
+                    out.append(contentsOf: "\n\n".utf8)
+                    JSONWriter.indent(depth, into: &out)
+                }
+            } else {
+                out.append(UInt8(ascii: "\n"))
+                for (index, element) in elements.enumerated() {
+                    JSONWriter.indent(depth + 1, into: &out)
+                    writeElement(element, &out)
+                    out.append(contentsOf: (index == elements.count - 1 ? "\n" : ",\n").utf8)
+                }
+                JSONWriter.indent(depth, into: &out)
             }
-            indent(depth, into: &out)
-            out.append(UInt8(ascii: "}"))
+            out.append(UInt8(ascii: close))
         }
     }
 
-    private static func indent(_ depth: Int, into out: inout [UInt8]) {
+    fileprivate static func indent(_ depth: Int, into out: inout [UInt8]) {
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }
 
@@ -256,7 +293,7 @@ public enum JSONWriter {
 
     /// Appends the literal in one pass over the UTF-8 bytes, copying unchanged runs whole. Everything that
     /// needs an escape is ASCII apart from U+2028 and U+2029 (E2 80 A8, E2 80 A9).
-    private static func quote(_ text: String, mode: Mode, into out: inout [UInt8]) {
+    fileprivate static func quote(_ text: String, mode: Mode, into out: inout [UInt8]) {
         var text = text   // withUTF8 needs a variable; a native string is not copied
         out.append(UInt8(ascii: "\""))
         text.withUTF8 { bytes in
@@ -280,8 +317,9 @@ public enum JSONWriter {
                 case UInt8(ascii: "<") where mode == .htmlScript: escape = "\\u003c"
                 case UInt8(ascii: ">") where mode == .htmlScript: escape = "\\u003e"
                 case UInt8(ascii: "&") where mode == .htmlScript: escape = "\\u0026"
+                case 0x7F where mode == .minimal: index += 1; continue
                 case 0..<0x20, 0x7F: escape = nil
-                case 0xE2 where index + 2 < count && bytes[index + 1] == 0x80
+                case 0xE2 where mode != .minimal && index + 2 < count && bytes[index + 1] == 0x80
                     && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
                     escape = bytes[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"; width = 3
                 default: index += 1; continue

@@ -1,2 +1,2 @@
 import CLI
-CLI.main()
+await CLI.main()

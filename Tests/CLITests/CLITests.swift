@@ -9,9 +9,9 @@ struct Run {
     var out: String
     var err: String
 
-    init(_ arguments: [String], environment: [String: String] = [:]) {
+    init(_ arguments: [String], environment: [String: String] = [:]) async {
         let console = RecordingConsole()
-        status = CLI.run(arguments, environment: environment, console: console)
+        status = await CLI.run(arguments, environment: environment, console: console)
         out = console.standardOutput
         err = console.standardError
     }
@@ -101,24 +101,25 @@ enum CLIFixture {
         Case(arguments: ["help", "nope"], message: "unknown command 'nope'", usage: generalUsage),
     ]
 
-    @Test(arguments: cases) func printsTheMessageAndTheUsageAndExits64(_ item: Case) {
-        let run = Run(item.arguments, environment: CLIFixture.now)
+    @Test(arguments: cases) func printsTheMessageAndTheUsageAndExits64(_ item: Case) async {
+        let run = await Run(item.arguments, environment: CLIFixture.now)
         #expect(run.status == 64)
         #expect(run.status == ExitCode.usage)
         #expect(run.err == "error: \(item.message)\n\n\(item.usage)")
         #expect(run.out.isEmpty)
     }
 
-    @Test func noArgumentsPrintsTheOverviewToStandardErrorAndExits64() {
-        let run = Run([])
+    @Test func noArgumentsPrintsTheOverviewToStandardErrorAndExits64() async {
+        let run = await Run([])
         #expect(run.status == 64)
         #expect(run.out.isEmpty)
-        #expect(run.err == Run(["--help"]).out)
+        let help = await Run(["--help"])
+        #expect(run.err == help.out)
     }
 
     /// A usage error is found before the site is read: no site folder is needed to get it.
-    @Test func usageErrorsComeBeforeLoadingTheSite() {
-        let run = Run(["build", "--site", "/nonexistent/newsgen-site", "--bogus"])
+    @Test func usageErrorsComeBeforeLoadingTheSite() async {
+        let run = await Run(["build", "--site", "/nonexistent/newsgen-site", "--bogus"])
         #expect(run.status == 64)
         #expect(run.err.hasPrefix("error: unknown option '--bogus' for 'build'\n"))
     }
@@ -127,18 +128,18 @@ enum CLIFixture {
 @Suite struct HelpTextTests {
     static let goldenFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 
-    @Test(arguments: ["new", "build", "check", "publish", "status", "next-change"]) func commandHelpMatchesItsGoldenFile(_ command: String) {
-        let run = Run(["help", command])
+    @Test(arguments: ["new", "build", "check", "publish", "status", "next-change"]) func commandHelpMatchesItsGoldenFile(_ command: String) async {
+        let run = await Run(["help", command])
         #expect(run.status == 0)
         #expect(run.err.isEmpty)
         let problem = GoldenFile.problem(run.out + "\n", golden: Self.goldenFolder.appendingPathComponent("help-\(command).txt"))
         #expect(problem == nil, "\(problem ?? "")")
     }
 
-    @Test(arguments: ["build", "check"]) func everyWayOfAskingGivesTheSameHelp(_ command: String) {
-        let reference = Run(["help", command])
+    @Test(arguments: ["build", "check"]) func everyWayOfAskingGivesTheSameHelp(_ command: String) async {
+        let reference = await Run(["help", command])
         for arguments in [[command, "--help"], [command, "-h"], [command, "--drafts", "--help"], [command, "--site", "nowhere", "-h"]] {
-            let run = Run(arguments)
+            let run = await Run(arguments)
             #expect(run.status == 0, "\(arguments)")
             #expect(run.out == reference.out, "\(arguments)")
             #expect(run.err.isEmpty)
@@ -149,30 +150,30 @@ enum CLIFixture {
         #expect(reference.out.contains("\n  -h, --help              Show help information."))
     }
 
-    @Test(arguments: ["publish", "status", "next-change"]) func theAlertCommandsAnswerHelpTheSameWay(_ command: String) {
-        let reference = Run(["help", command])
+    @Test(arguments: ["publish", "status", "next-change"]) func theAlertCommandsAnswerHelpTheSameWay(_ command: String) async {
+        let reference = await Run(["help", command])
         for arguments in [[command, "--help"], [command, "-h"], [command, "--json", "--help"]] {
-            let run = Run(arguments)
+            let run = await Run(arguments)
             #expect(run.status == 0, "\(arguments)")
             #expect(run.out == reference.out, "\(arguments)")
         }
         #expect(reference.out.contains("\nUSAGE: newsgen \(command) "))
-        #expect(Run(["help"]).out.contains("\n  \(command) "))
-        let typo = Run([command, "--jsn"])
+        #expect(await Run(["help"]).out.contains("\n  \(command) "))
+        let typo = await Run([command, "--jsn"])
         #expect(typo.status == 64)
         #expect(typo.err.contains("unknown option '--jsn' for '\(command)'; did you mean '--json'?"))
     }
 
-    @Test func overviewMatchesItsGoldenFile() {
-        let run = Run(["help"])
+    @Test func overviewMatchesItsGoldenFile() async {
+        let run = await Run(["help"])
         #expect(run.status == 0)
         let problem = GoldenFile.problem(run.out + "\n", golden: Self.goldenFolder.appendingPathComponent("help.txt"))
         #expect(problem == nil, "\(problem ?? "")")
     }
 
-    @Test func overviewListsTheSubcommands() {
+    @Test func overviewListsTheSubcommands() async {
         for arguments in [["--help"], ["-h"], ["help"]] {
-            let run = Run(arguments)
+            let run = await Run(arguments)
             #expect(run.status == 0, "\(arguments)")
             #expect(run.err.isEmpty)
             #expect(run.out.hasPrefix("OVERVIEW: newsgen builds a multilingual breaking-news site"), "\(arguments)")
@@ -183,15 +184,15 @@ enum CLIFixture {
         }
     }
 
-    @Test func helpOfHelp() {
-        let run = Run(["help", "help"])
+    @Test func helpOfHelp() async {
+        let run = await Run(["help", "help"])
         #expect(run.status == 0)
         #expect(run.out == "OVERVIEW: Show help for a subcommand.\n\nUSAGE: newsgen help [<subcommand>]")
     }
 
-    @Test func version() {
+    @Test func version() async {
         for arguments in [["--version"], ["version"]] {
-            let run = Run(arguments)
+            let run = await Run(arguments)
             #expect(run.status == 0)
             #expect(run.out == "newsgen \(CLI.version)")
             #expect(run.err.isEmpty)
@@ -222,9 +223,9 @@ enum CLIFixture {
         }
     }
 
-    @Test func buildsTheSiteAndPrintsOneSummaryLine() throws {
+    @Test func buildsTheSiteAndPrintsOneSummaryLine() async throws {
         let site = try CLIFixture.site()
-        let run = Run(["build", "--site", site.path, "--quiet"], environment: CLIFixture.now)
+        let run = await Run(["build", "--site", site.path, "--quiet"], environment: CLIFixture.now)
         #expect(run.status == 0, "\(run.err)")
         #expect(run.err.isEmpty)
         #expect(!run.out.contains("\n"))
@@ -241,51 +242,51 @@ enum CLIFixture {
         #expect(!site.exists("site/en/2027/01/15/future/index.html"))
 
         // Same inputs: nothing is rewritten; -q is --quiet.
-        let quiet = Run(["build", "-q", "--site", site.path], environment: CLIFixture.now)
+        let quiet = await Run(["build", "-q", "--site", site.path], environment: CLIFixture.now)
         #expect(quiet.status == 0, "\(quiet.err)")
         #expect(quiet.err.isEmpty)
-        let again = try #require(Summary(Run(["build", "--site", site.path], environment: CLIFixture.now).out))
+        let again = try #require(Summary(await Run(["build", "--site", site.path], environment: CLIFixture.now).out))
         #expect(again.files == summary.files && again.written == 0 && again.unchanged == summary.files && again.removed == 0)
 
         // Drafts and future stories on request; dropping them again removes their pages.
-        let all = try #require(Summary(Run(["build", "--site", site.path, "--drafts", "--future"], environment: CLIFixture.now).out))
+        let all = try #require(Summary(await Run(["build", "--site", site.path, "--drafts", "--future"], environment: CLIFixture.now).out))
         #expect(all.stories == 4)
         #expect(site.exists("site/en/2026/11/27/draft/index.html"))
         #expect(site.exists("site/fr/2027/01/15/future/index.html"))
-        let back = try #require(Summary(Run(["build", "--site", site.path], environment: CLIFixture.now).out))
+        let back = try #require(Summary(await Run(["build", "--site", site.path], environment: CLIFixture.now).out))
         #expect(back.stories == 2 && back.files == summary.files && back.removed > 0)
         #expect(!site.exists("site/en/2026/11/27/draft/index.html"))
     }
 
-    @Test func sourceDateEpochDecidesWhatIsInTheFuture() throws {
+    @Test func sourceDateEpochDecidesWhatIsInTheFuture() async throws {
         let site = try CLIFixture.site()
         // 2026-11-28T22:00:00Z: the quake (29th, 14:05Z) is still to come.
-        let early = Run(["check", "--site", site.path], environment: ["SOURCE_DATE_EPOCH": "1795903200"])
+        let early = await Run(["check", "--site", site.path], environment: ["SOURCE_DATE_EPOCH": "1795903200"])
         #expect(early.out == "checked 4 stories (1 would be published), 3 languages: no problems")
-        let now = Run(["check", "--site", site.path], environment: CLIFixture.now)
+        let now = await Run(["check", "--site", site.path], environment: CLIFixture.now)
         #expect(now.status == 0)
         #expect(now.out == "checked 4 stories (2 would be published), 3 languages: no problems")
-        let flags = Run(["check", "--site", site.path, "--drafts", "--future"], environment: CLIFixture.now)
+        let flags = await Run(["check", "--site", site.path, "--drafts", "--future"], environment: CLIFixture.now)
         #expect(flags.out == "checked 4 stories (4 would be published), 3 languages: no problems")
         #expect(!site.exists("site"))
 
-        let bad = Run(["build", "--site", site.path], environment: ["SOURCE_DATE_EPOCH": "tomorrow"])
+        let bad = await Run(["build", "--site", site.path], environment: ["SOURCE_DATE_EPOCH": "tomorrow"])
         #expect(bad.status == 1)
         #expect(bad.err == "SOURCE_DATE_EPOCH: error: must be a whole number of seconds since 1970, found \"tomorrow\"\n1 error; nothing was written")
         // "Now" past the year 9999 would be written into empty feeds as an invalid RFC 3339 date.
-        let late = Run(["build", "--site", site.path], environment: ["SOURCE_DATE_EPOCH": "253402300799"])
+        let late = await Run(["build", "--site", site.path], environment: ["SOURCE_DATE_EPOCH": "253402300799"])
         #expect(late.status == 1)
         #expect(late.err == "SOURCE_DATE_EPOCH: error: must be at most 253402214399 (9999-12-30T23:59:59Z), found \"253402300799\"\n1 error; nothing was written")
         #expect(!site.exists("site"))
     }
 
-    @Test func contentErrorsExit1AndWriteNothing() throws {
+    @Test func contentErrorsExit1AndWriteNothing() async throws {
         let site = try CLIFixture.site()
-        #expect(Run(["build", "--site", site.path], environment: CLIFixture.now).status == 0)
+        #expect(await Run(["build", "--site", site.path], environment: CLIFixture.now).status == 0)
         let before = site.snapshot()
         try site.write("content/world/bad.md", "---\ncategory: Wrld\npublished: 2026-11-29T10:00:00\ntitle: Bad\n---\nBody.\n")
         for command in ["build", "check"] {
-            let run = Run([command, "--site", site.path], environment: CLIFixture.now)
+            let run = await Run([command, "--site", site.path], environment: CLIFixture.now)
             #expect(run.status == 1)
             #expect(run.status == ExitCode.failure)
             #expect(run.out.isEmpty)
@@ -298,18 +299,18 @@ enum CLIFixture {
         #expect(site.snapshot() == before)
     }
 
-    @Test func optionValuesAreValidated() throws {
+    @Test func optionValuesAreValidated() async throws {
         let site = try CLIFixture.site()
-        let url = Run(["build", "--site", site.path, "--base-url", "news.example.com"], environment: CLIFixture.now)
+        let url = await Run(["build", "--site", site.path, "--base-url", "news.example.com"], environment: CLIFixture.now)
         #expect(url.status == 1)
         #expect(url.err.hasPrefix("--base-url: error: base_url must be an absolute http(s) URL such as https://news.example.com/, found \"news.example.com\"\n"))
 
-        let missing = Run(["check", "--site", site.path + "/nowhere"], environment: CLIFixture.now)
+        let missing = await Run(["check", "--site", site.path + "/nowhere"], environment: CLIFixture.now)
         #expect(missing.status == 1)
         #expect(missing.err == "newsgen.yml: error: no newsgen.yml here (\(site.path)/nowhere); run newsgen in a site folder or pass --site DIR\n1 error; nothing was written")
 
         for output in [site.path, site.path + "/content", site.path + "/templates/static"] {
-            let run = Run(["build", "--site", site.path, "--output", output], environment: CLIFixture.now)
+            let run = await Run(["build", "--site", site.path, "--output", output], environment: CLIFixture.now)
             #expect(run.status == 1, "\(output)")
             #expect(run.err.hasPrefix("--output: error: the output folder \(output) would overwrite the site's sources"), "\(run.err)")
         }
@@ -317,10 +318,10 @@ enum CLIFixture {
         #expect(site.exists("content/world/quake.md"))
     }
 
-    @Test func outputAndBaseURLOptions() throws {
+    @Test func outputAndBaseURLOptions() async throws {
         let site = try CLIFixture.site()
         let output = site.path + "/preview"
-        let run = Run(["build", "--site", site.path, "--output", output, "--base-url", "https://preview.example.org/news"],
+        let run = await Run(["build", "--site", site.path, "--output", output, "--base-url", "https://preview.example.org/news"],
                       environment: CLIFixture.now)
         #expect(run.status == 0, "\(run.err)")
         #expect(Summary(run.out)?.output == output)

@@ -18,13 +18,13 @@ import TestSupport
         return site
     }
 
-    static func new(_ arguments: [String], in site: TemporarySite, environment: [String: String] = winter) -> Run {
-        Run(["new", "--site", site.path] + arguments, environment: environment)
+    static func new(_ arguments: [String], in site: TemporarySite, environment: [String: String] = winter) async -> Run {
+        await Run(["new", "--site", site.path] + arguments, environment: environment)
     }
 
-    @Test func writesTheDraftWithTheTitleBreakingAndTheWinterOffset() throws {
+    @Test func writesTheDraftWithTheTitleBreakingAndTheWinterOffset() async throws {
         let site = try Self.site()
-        let run = Self.new(["quake-off-coast", "--category", "World", "--breaking", "--title", "Quake strikes off the coast"], in: site)
+        let run = await Self.new(["quake-off-coast", "--category", "World", "--breaking", "--title", "Quake strikes off the coast"], in: site)
         #expect(run.status == 0, "\(run.err)")
         #expect(run.err.isEmpty)
         #expect(run.out == site.path + "/content/world/quake-off-coast.md")
@@ -48,10 +48,10 @@ import TestSupport
             """)
     }
 
-    @Test func withoutBreakingOrTitleInSummerTime() throws {
+    @Test func withoutBreakingOrTitleInSummerTime() async throws {
         let site = try TemporarySite(files: ["newsgen.yml": CLIFixture.files["newsgen.yml"]!])
         #expect(!site.exists("content/sports"))
-        let run = Self.new(["2026-07-14-final", "--category", "Sports"], in: site, environment: Self.summer)
+        let run = await Self.new(["2026-07-14-final", "--category", "Sports"], in: site, environment: Self.summer)
         #expect(run.status == 0, "\(run.err)")
         #expect(run.out == site.path + "/content/sports/2026-07-14-final.md")
         #expect(try site.read("content/sports/2026-07-14-final.md") == """
@@ -75,7 +75,7 @@ import TestSupport
 
     /// The languages as the config lists them (the first is the default, which gets the title); a site in UTC
     /// writes `Z`; a category name YAML would not read plain is quoted.
-    @Test func followsTheConfigsLanguagesTimeZoneAndCategoryNames() throws {
+    @Test func followsTheConfigsLanguagesTimeZoneAndCategoryNames() async throws {
         let config = """
             title: Le Journal
             base_url: https://journal.example.org/
@@ -89,7 +89,7 @@ import TestSupport
                 slug: monde
             """
         let site = try TemporarySite(files: ["newsgen.yml": config])
-        let run = Self.new(["seisme", "--category", "#Monde", "--title", "Séisme"], in: site)
+        let run = await Self.new(["seisme", "--category", "#Monde", "--title", "Séisme"], in: site)
         #expect(run.status == 0, "\(run.err)")
         #expect(try site.read("content/monde/seisme.md") == """
             ---
@@ -106,7 +106,7 @@ import TestSupport
 
             """)
         try fill("content/monde/seisme.md", in: site, bodies: ["fr": "Le séisme.", "ar": "الزلزال."], titles: ["ar": "زلزال"])
-        let check = Run(["check", "--site", site.path], environment: Self.winter)
+        let check = await Run(["check", "--site", site.path], environment: Self.winter)
         #expect(check.status == 0, "\(check.err)")
     }
 
@@ -131,10 +131,10 @@ import TestSupport
 
     /// As written, the draft stops check (drafts are checked too) with an error at each thing to fill in, so it can
     /// never be built or published half-written; once filled in and undrafted it passes and is built.
-    @Test func theDraftPointsAtWhatToFillInAndPassesCheckOnceFilled() throws {
+    @Test func theDraftPointsAtWhatToFillInAndPassesCheckOnceFilled() async throws {
         let site = try Self.site()
-        #expect(Self.new(["rhine-ferry", "--category", "World"], in: site).status == 0)
-        let draft = Run(["check", "--site", site.path], environment: Self.winter)
+        #expect(await Self.new(["rhine-ferry", "--category", "World"], in: site).status == 0)
+        let draft = await Run(["check", "--site", site.path], environment: Self.winter)
         #expect(draft.status == 1)
         #expect(draft.err == """
             content/world/rhine-ferry.md:6:6: error: title.en is empty
@@ -144,15 +144,15 @@ import TestSupport
             4 errors; nothing was written
             """)
         // A second story can be started while the first is unfinished.
-        #expect(Self.new(["rhine-bridge", "--category", "World"], in: site).status == 0)
+        #expect(await Self.new(["rhine-bridge", "--category", "World"], in: site).status == 0)
         try site.remove("content/world/rhine-bridge.md")
 
         try fill("content/world/rhine-ferry.md", in: site, bodies: ["en": "The ferry.", "fr": "Le bac.", "zh-Hans": "渡轮。"],
                  titles: ["fr": "Le bac du Rhin"], defaultTitle: "The Rhine ferry")
-        let check = Run(["check", "--site", site.path], environment: Self.winter)
+        let check = await Run(["check", "--site", site.path], environment: Self.winter)
         #expect(check.status == 0, "\(check.err)")
         #expect(check.out == "checked 6 stories (4 would be published), 3 languages: no problems")
-        let build = Run(["build", "--site", site.path, "--quiet"], environment: Self.winter)
+        let build = await Run(["build", "--site", site.path, "--quiet"], environment: Self.winter)
         #expect(build.status == 0, "\(build.err)")
         #expect(try site.read("site/fr/2026/11/29/rhine-ferry/index.html").contains("Le bac du Rhin"))
         // The language whose title was left commented out falls back to the default language's.
@@ -162,12 +162,12 @@ import TestSupport
     /// A title YAML would read otherwise if it were written plain comes back exactly as given.
     @Test(arguments: ["Breaking: quake", "\"Quoted\" and \\ backslash", "# not a comment", "yes", "null", "[1, 2]",
                       "Tabs\tand\nnew lines", "Line\u{2028}separator", "近海发生7.1级地震", "- dash", "trailing space "])
-    func anyTitleComesBackAsGiven(_ title: String) throws {
+    func anyTitleComesBackAsGiven(_ title: String) async throws {
         let site = try Self.site()
-        let run = Self.new(["tricky", "--category", "World", "--title", title], in: site)
+        let run = await Self.new(["tricky", "--category", "World", "--title", title], in: site)
         #expect(run.status == 0, "\(run.err)")
         try fill("content/world/tricky.md", in: site, bodies: ["en": "Text.", "fr": "Texte.", "zh-Hans": "文字。"])
-        let build = Run(["build", "--site", site.path, "--quiet"], environment: Self.winter)
+        let build = await Run(["build", "--site", site.path, "--quiet"], environment: Self.winter)
         #expect(build.status == 0, "\(build.err)")
         let feed = try site.read("site/en/feed.json")
         let items = try #require((try JSONSerialization.jsonObject(with: Data(feed.utf8)) as? [String: Any])?["items"] as? [[String: Any]])
@@ -216,10 +216,10 @@ import TestSupport
                 message: "--title: error: the title is blank"),
     ]
 
-    @Test(arguments: refusals) func refusesAsCheckWouldAndWritesNothing(_ refusal: Refusal) throws {
+    @Test(arguments: refusals) func refusesAsCheckWouldAndWritesNothing(_ refusal: Refusal) async throws {
         let site = try Self.site()
         let before = site.snapshot("content")
-        let run = Self.new(refusal.arguments, in: site)
+        let run = await Self.new(refusal.arguments, in: site)
         #expect(run.status == 1)
         let count = refusal.message.split(separator: "\n").count
         #expect(run.err == refusal.message + "\n\(count == 1 ? "1 error" : "\(count) errors"); nothing was written")
@@ -228,36 +228,36 @@ import TestSupport
     }
 
     /// The slug a file holds is taken even when the file has other problems: check would refuse both.
-    @Test func aBrokenStoryFileStillHoldsItsSlugAndID() throws {
+    @Test func aBrokenStoryFileStillHoldsItsSlugAndID() async throws {
         let site = try Self.site()
         try site.write("content/sports/broken.md", "no front matter\n")
         try site.write("content/sports/odd.md", "---\nid: odd-one\ncategory: Nowhere\n---\n")
-        let broken = Self.new(["broken", "--category", "World"], in: site)
+        let broken = await Self.new(["broken", "--category", "World"], in: site)
         #expect(broken.status == 1)
         #expect(broken.err.contains("duplicate slug \"broken\" (also used by content/sports/broken.md)"))
-        let odd = Self.new(["odd-one", "--category", "World"], in: site)
+        let odd = await Self.new(["odd-one", "--category", "World"], in: site)
         #expect(odd.status == 1)
         #expect(odd.err == "content/world/odd-one.md: error: duplicate story id \"odd-one\" (also used by content/sports/odd.md); ids must be unique\n1 error; nothing was written")
     }
 
     /// A file that appears at the path between the check and the write (here a link to nowhere, which is no story
     /// file, so no slug is taken) is never written through or replaced.
-    @Test func neverWritesOverOrThroughWhatIsThere() throws {
+    @Test func neverWritesOverOrThroughWhatIsThere() async throws {
         let site = try Self.site()
         try FileManager.default.createSymbolicLink(atPath: site.path + "/content/world/ghost.md", withDestinationPath: "../elsewhere.md")
-        let run = Self.new(["ghost", "--category", "World"], in: site)
+        let run = await Self.new(["ghost", "--category", "World"], in: site)
         #expect(run.status == 1)
         #expect(run.err == "content/world/ghost.md: error: cannot write: File exists\n1 error; nothing was written")
         #expect(!site.exists("content/elsewhere.md"))
     }
 
-    @Test func aSiteWithoutConfigOrWithABadClockIsRefused() throws {
+    @Test func aSiteWithoutConfigOrWithABadClockIsRefused() async throws {
         let empty = try TemporarySite(copyingTemplatesFromRepository: false)
-        let run = Self.new(["quake", "--category", "World"], in: empty)
+        let run = await Self.new(["quake", "--category", "World"], in: empty)
         #expect(run.status == 1)
         #expect(run.err.hasPrefix("newsgen.yml: error: no newsgen.yml here"))
         let site = try Self.site()
-        let clock = Self.new(["late", "--category", "World"], in: site, environment: ["SOURCE_DATE_EPOCH": "soon"])
+        let clock = await Self.new(["late", "--category", "World"], in: site, environment: ["SOURCE_DATE_EPOCH": "soon"])
         #expect(clock.status == 1)
         #expect(clock.err.hasPrefix("SOURCE_DATE_EPOCH: error: must be a whole number of seconds"))
         #expect(!site.exists("content/world/late.md"))
@@ -277,23 +277,23 @@ import TestSupport
         (["new", "quake", "--category"], "--category needs a value"),
         (["new", "quake", "--category", "World", "--breaking=yes"], "--breaking takes no value"),
         (["new", "quake", "--category", "World", "--draft"], "unknown option '--draft' for 'new'"),
-    ]) func usageErrorsExit64BeforeAnythingIsRead(_ arguments: [String], _ message: String) throws {
+    ]) func usageErrorsExit64BeforeAnythingIsRead(_ arguments: [String], _ message: String) async throws {
         let site = try Self.site()
         let before = site.snapshot("content")
-        let run = Run([arguments[0], "--site", site.path] + arguments.dropFirst(), environment: Self.winter)
+        let run = await Run([arguments[0], "--site", site.path] + arguments.dropFirst(), environment: Self.winter)
         #expect(run.status == 64)
         #expect(run.err == "error: \(message)\n\n\(Self.usage)")
         #expect(site.snapshot("content") == before)
     }
 
-    @Test func helpAnswersEveryWay() {
-        let reference = Run(["help", "new"])
+    @Test func helpAnswersEveryWay() async {
+        let reference = await Run(["help", "new"])
         #expect(reference.status == 0)
         for arguments in [["new", "--help"], ["new", "-h"], ["new", "quake", "--category", "Nowhere", "--help"]] {
-            let run = Run(arguments)
+            let run = await Run(arguments)
             #expect(run.status == 0, "\(arguments)")
             #expect(run.out == reference.out, "\(arguments)")
         }
-        #expect(Run(["nwe"]).err.hasPrefix("error: unknown command 'nwe'; did you mean 'new'?"))
+        #expect(await Run(["nwe"]).err.hasPrefix("error: unknown command 'nwe'; did you mean 'new'?"))
     }
 }

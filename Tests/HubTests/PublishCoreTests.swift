@@ -102,6 +102,38 @@ import TestSupport
         #expect(entries.map(\.story.id) == ["old", "fresh", "corrected", "draft", "future"])
     }
 
+    /// The ledger keeps each body's SHA-256, so the body's bytes are a contract: compact JSON, keys in byte order,
+    /// only what JSON requires escaped (as Foundation's encoder wrote it before `JSONWriter` did).
+    @Test func theRequestBodyIsCompactSortedJSONByteForByte() throws {
+        let text = "Quake \"now\" \\ a/b\u{2028}\u{2029} <é> 東京"
+        let story = "---\ncategory: World\npublished: 2026-11-29T14:00:00Z\nbreaking: true\ntitle: \(Self.yamlQuoted(text))\n---\nB\n"
+        let (edition, site) = try Self.edition(["content/s.md": story])
+        _ = site
+        let n = try #require(notification(NotificationPlanner(edition: edition, now: Self.now, sent: [:]).plan()))
+        #expect(n.properties.values.contains(text))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(n.body == Array(try encoder.encode(n.properties)))
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        #expect(n.prettyBody == String(decoding: try encoder.encode(n.properties), as: UTF8.self))
+    }
+
+    /// A YAML double-quoted scalar holding `text` exactly.
+    static func yamlQuoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028:
+                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
     @Test func missingTextIsFilledOrFails() throws {
         let story = "---\ncategory: World\npublished: 2026-11-29T14:00:00Z\nbreaking: true\ntitle: Only English\n---\nB\n"
         let (edition, site) = try Self.edition(["content/s.md": story])
@@ -116,13 +148,13 @@ import TestSupport
         #expect(reason == "no fr text (title or push.text) and push.missing_text is fail")
     }
 
-    @Test func ledgerIsDurableLockedAndRefusesDamage() throws {
+    @Test func ledgerIsDurableLockedAndRefusesDamage() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("sub/push-ledger.json").path
         let record = LedgerRecord(storyId: "a", revision: 2, sentAt: "2026-11-29T15:00:00Z", tags: "World",
                                   bodySHA256: Ledger.hexSHA256(Array("{}".utf8)), hubNotificationId: "n1", trackingId: "t1")
-        try holdingTheLock(path, record)
+        try await holdingTheLock(path, record)
         #expect(record.bodySHA256 == "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a")
         #expect(try Ledger.openForSending(path: path).all == [record])
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: path))
@@ -164,25 +196,25 @@ import TestSupport
     }
 
     /// A ledger that is a symbolic link to a regular file is read and rewritten through the link, which stays.
-    @Test func aLinkedLedgerIsWrittenThroughTheLink() throws {
+    @Test func aLinkedLedgerIsWrittenThroughTheLink() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("cache"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let target = folder.appendingPathComponent("cache/push-ledger.json").path
         let path = folder.appendingPathComponent("push-ledger.json").path
         let record = LedgerRecord(storyId: "a", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World", bodySHA256: "00")
-        try Ledger.openForSending(path: target).append(record)
+        try await Ledger.openForSending(path: target).record(record)
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
         let ledger = try Ledger.openForSending(path: path)
         #expect(ledger.all == [record])
         let second = LedgerRecord(storyId: "b", revision: 1, sentAt: "2026-11-29T15:01:00Z", tags: "World", bodySHA256: "01")
-        try ledger.append(second)
+        try await ledger.record(second)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: path) == target)
         #expect(try Ledger.read(path: target).all == [record, second])
     }
 
     /// Before the first send the unchanged ledger is written as a send would be: a full disk fails there.
-    @Test func provingTheLedgerWritableFailsOnAFullDiskAndChangesNothing() throws {
+    @Test func provingTheLedgerWritableFailsOnAFullDiskAndChangesNothing() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -190,7 +222,7 @@ import TestSupport
         let record = LedgerRecord(storyId: "a", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World", bodySHA256: "00")
         let ledger = try Ledger.openForSending(path: path)
         try ledger.proveWritable()
-        try ledger.append(record)
+        try await ledger.record(record)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         try ledger.proveWritable()
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)   // unchanged, and written again
@@ -210,8 +242,8 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("push-ledger.json").path
         let ledger = try Ledger.openForSending(path: path)
-        try ledger.append(LedgerRecord(storyId: "first", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World",
-                                       bodySHA256: "00", hubNotificationId: nil, trackingId: nil))
+        try await ledger.record(LedgerRecord(storyId: "first", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World",
+                                             bodySHA256: "00", hubNotificationId: nil, trackingId: nil))
         let records = (0..<24).map { index in
             LedgerRecord(storyId: "story-\(index)", revision: 1 + index % 3, sentAt: "2026-11-29T15:00:\(10 + index)Z",
                          tags: index % 2 == 0 ? "World || Politics" : "Sports",
@@ -245,9 +277,9 @@ import TestSupport
         #expect(ledger.writeFailure != nil)   // the publisher sends nothing more after this
     }
 
-    func holdingTheLock(_ path: String, _ record: LedgerRecord) throws {
+    func holdingTheLock(_ path: String, _ record: LedgerRecord) async throws {
         let ledger = try Ledger.openForSending(path: path)
-        try ledger.append(record)
+        try await ledger.record(record)
         // Another reader sees it at once (it is on disk), while the lock is still held.
         #expect(try Ledger.read(path: path).byKey["a:2"] == record)
         #expect(!FileManager.default.fileExists(atPath: path + ".tmp"))

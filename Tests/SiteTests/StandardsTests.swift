@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Site
 import TestSupport
@@ -69,6 +70,58 @@ import TestSupport
         #expect(text == #""\u003c/script\u003e\u003c!--x--\u003e \u0026 more""#)
         #expect(!text.contains("<") && !text.contains(">") && !text.contains("&"))
     }
+
+    /// What the `--json` outputs, the ledger and request bodies were written with before `JSONWriter` wrote them:
+    /// the same value must come out byte for byte the same (a request body's SHA-256 is in the ledger).
+    struct Report: Encodable {
+        struct Entry: Encodable { var id: String; var note: String?; var count: Int; var tags: [String] }
+        var title: String
+        var dryRun: Bool
+        var missing: String?
+        var entries: [Entry]
+        var none: [Entry]
+        var headers: [String: String]
+        var counts: [String: [String: Int]]
+        var emptyCounts: [String: Int]
+    }
+
+    static let awkward = "q\"b\\s/\n\r\t\u{8}\u{C}\u{0}\u{1F} del\u{7F} ls\u{2028} ps\u{2029} <>& é 東 😀"
+    static let report = Report(
+        title: awkward, dryRun: true, missing: nil,
+        entries: [.init(id: "a", note: nil, count: -3, tags: ["World", awkward]), .init(id: "b", note: "x", count: 0, tags: [])],
+        none: [],
+        headers: ["Content-Type": "application/json", "Authorization": "SharedAccessSignature sr=x", "x-ms-version": "2015-01",
+                  "ServiceBusNotification-Format": "template", "_x": "1", "a10": "2", "a9": "3", "é": "4", "B": "5", "b": "6"],
+        counts: ["fcm": ["delivered": 2, "Invalid": 1], "apns": [:]], emptyCounts: [:])
+
+    @Test func spacedLayoutWithSortedKeysIsWhatFoundationsPrettyEncoderWrites() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let expected = String(decoding: try encoder.encode(Self.report), as: UTF8.self)
+        let written = JSONWriter.write(try JSONValue(encoding: Self.report), mode: .minimal, layout: .spaced, sortedKeys: true)
+        #expect(written == expected)
+    }
+
+    @Test func compactLayoutWithSortedKeysIsWhatFoundationsEncoderWrites() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let expected = String(decoding: try encoder.encode(Self.report), as: UTF8.self)
+        #expect(JSONWriter.write(try JSONValue(encoding: Self.report), mode: .minimal, layout: .compact, sortedKeys: true) == expected)
+        let body = ["title_en": Self.awkward, "News_French": "é", "1": "", "10": "x", "2": "\u{7F}"]
+        #expect(JSONWriter.write(.object(body.map { ($0.key, .string($0.value)) }), mode: .minimal, layout: .compact, sortedKeys: true)
+                == String(decoding: try encoder.encode(body), as: UTF8.self))
+    }
+
+    @Test func membersKeepTheOrderTheyAreEncodedInUnlessSorted() throws {
+        struct Story: Encodable { var zeta = 1; var alpha = "a"; var missing: Int? = nil }
+        #expect(JSONWriter.write(try JSONValue(encoding: Story()), layout: .compact) == #"{"zeta":1,"alpha":"a"}"#)
+        #expect(JSONWriter.write(try JSONValue(encoding: Story()), layout: .compact, sortedKeys: true) == #"{"alpha":"a","zeta":1}"#)
+    }
+
+    @Test func aNumberJSONValueCannotHoldIsAnErrorNotADifferentNumber() {
+        #expect(throws: EncodingError.self) { try JSONValue(encoding: ["x": 1.5]) }
+        #expect(throws: EncodingError.self) { try JSONValue(encoding: [UInt64.max]) }
+    }
 }
 
 @Suite struct FeedFormatTests {
@@ -108,7 +161,7 @@ import TestSupport
                               summary: "<img src=x onerror=alert(2)> & ]]>", contentHTML: "<p>AT&amp;T</p>",
                               published: published, modified: published, authors: ["Tom & Jerry"], categories: ["R&D"],
                               image: nil)
-        #expect(FeedWriter.rssItem(entry) == """
+        #expect(Self.rssItem(entry) == """
         <item>
           <title>AT&amp;amp;T &amp;lt;b&amp;gt;&amp;quot;deal&amp;quot;&amp;lt;/b&amp;gt; ]]&amp;gt; 'ok'</title>
           <link>https://x/a/</link>
@@ -121,7 +174,7 @@ import TestSupport
         </item>
 
         """)
-        let atom = FeedWriter.atomEntry(entry)
+        let atom = Self.atomEntry(entry)
         #expect(atom.contains("<title>AT&amp;T &lt;b&gt;\"deal\"&lt;/b&gt; ]]&gt; 'ok'</title>"), "\(atom)")
         #expect(atom.contains("<summary type=\"text\">&lt;img src=x onerror=alert(2)&gt; &amp; ]]&gt;</summary>"), "\(atom)")
         let json = JSONWriter.write(FeedWriter.jsonItem(entry))
@@ -574,5 +627,20 @@ import TestSupport
         #expect(corrected.hasCorrection)
         #expect(corrected.lastModified.rfc3339 == "2026-11-29T15:40:00+01:00")
         #expect(corrected.lastModified > corrected.published)
+    }
+}
+
+extension FeedFormatTests {
+    /// One feed item as the feed writer writes it inside a whole feed.
+    static func rssItem(_ entry: FeedEntry) -> String {
+        var xml = XMLWriter(fragmentAtDepth: 0)
+        FeedWriter.rssItem(entry, into: &xml)
+        return xml.finish()
+    }
+
+    static func atomEntry(_ entry: FeedEntry) -> String {
+        var xml = XMLWriter(fragmentAtDepth: 0)
+        FeedWriter.atomEntry(entry, into: &xml)
+        return xml.finish()
     }
 }
