@@ -47,8 +47,8 @@ public final class Ledger: Sendable {
     /// The file that is rewritten: `path`, or the file a symbolic link there points to, so that a rewrite
     /// replaces the ledger and not the link (a CI cache that restores the link's target must see every send).
     private let filePath: String
-    /// The flock'ed `<ledger>.lock`, or -1 for a ledger opened only to read.
-    private let lockDescriptor: Int32
+    /// The flock'ed `<ledger>.lock`, or -1 for a ledger opened only to read or closed.
+    private let lockDescriptor: Mutex<Int32>
     private let shared: Mutex<Shared>
     /// The JSON of each kept record as it sits in the file, encoded once, so that a send costs the same however
     /// long the ledger has grown. Held for a whole rewrite (blocking write, fsync, rename), so two rewrites never
@@ -77,11 +77,20 @@ public final class Ledger: Sendable {
     private init(path: String, filePath: String, records: [LedgerRecord], lockDescriptor: Int32 = -1) {
         self.path = path
         self.filePath = filePath
-        self.lockDescriptor = lockDescriptor
+        self.lockDescriptor = Mutex(lockDescriptor)
         shared = Mutex(Shared(records: records))
     }
 
-    deinit { if lockDescriptor >= 0 { close(lockDescriptor) } }
+    deinit { release() }
+
+    /// Lets another publish use the ledger. Without it the lock goes with the last reference to the ledger, which a
+    /// finishing group commit may hold a moment after the last `record` returned.
+    public func release() {
+        lockDescriptor.withLock { descriptor in
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
+        }
+    }
 
     /// Reads the ledger without locking or writing (for `--dry-run`). A missing file is an empty ledger.
     public static func read(path: String) throws(LedgerError) -> Ledger {

@@ -203,7 +203,9 @@ import TestSupport
         let target = folder.appendingPathComponent("cache/push-ledger.json").path
         let path = folder.appendingPathComponent("push-ledger.json").path
         let record = LedgerRecord(storyId: "a", revision: 1, sentAt: "2026-11-29T15:00:00Z", tags: "World", bodySHA256: "00")
-        try await Ledger.openForSending(path: target).record(record)
+        let first = try Ledger.openForSending(path: target)
+        try await first.record(record)
+        first.release()
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
         let ledger = try Ledger.openForSending(path: path)
         #expect(ledger.all == [record])
@@ -289,6 +291,8 @@ import TestSupport
         } catch {
             #expect(error.message.hasPrefix("another newsgen publish is using the ledger"))
         }
+        ledger.release()
+        #expect(throws: Never.self) { _ = try Ledger.openForSending(path: path) }   // closed: the next publish may use it
     }
 
     @Test func connectionFromTheEnvironment() throws {
