@@ -318,7 +318,7 @@ public final class Fetch: Sendable {
                 reads.failure = reads.failure ?? error
                 throw error
             }
-            return zip(keys, outcomes).map { ($0, try! $1.get()) }
+            return zip(keys, outcomes).map { ($0, try! $1.get()) }   // all successes: the first failure was thrown above
         }
     }
 
