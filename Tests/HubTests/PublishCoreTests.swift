@@ -106,7 +106,7 @@ import TestSupport
     /// only what JSON requires escaped (as Foundation's encoder wrote it before `JSONWriter` did).
     @Test func theRequestBodyIsCompactSortedJSONByteForByte() throws {
         let text = "Quake \"now\" \\ a/b\u{2028}\u{2029} <é> 東京"
-        let story = "---\ncategory: World\npublished: 2026-11-29T14:00:00Z\nbreaking: true\ntitle: \(Self.yamlQuoted(text))\n---\nB\n"
+        let story = "---\ncategory: World\npublished: 2026-11-29T14:00:00Z\nbreaking: true\ntitle: \(NewStory.yamlText(text, quoted: true))\n---\nB\n"
         let (edition, site) = try Self.edition(["content/s.md": story])
         _ = site
         let n = try #require(notification(NotificationPlanner(edition: edition, now: Self.now, sent: [:]).plan()))
@@ -116,22 +116,6 @@ import TestSupport
         #expect(n.body == Array(try encoder.encode(n.properties)))
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         #expect(n.prettyBody == String(decoding: try encoder.encode(n.properties), as: UTF8.self))
-    }
-
-    /// A YAML double-quoted scalar holding `text` exactly.
-    static func yamlQuoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     @Test func missingTextIsFilledOrFails() throws {
