@@ -128,7 +128,7 @@ enum CLIFixture {
 @Suite struct HelpTextTests {
     static let goldenFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 
-    @Test(arguments: ["new", "build", "check", "publish", "status", "next-change"]) func commandHelpMatchesItsGoldenFile(_ command: String) async {
+    @Test(arguments: ["new", "serve", "build", "check", "publish", "status", "next-change"]) func commandHelpMatchesItsGoldenFile(_ command: String) async {
         let run = await Run(["help", command])
         #expect(run.status == 0)
         #expect(run.err.isEmpty)
@@ -179,7 +179,7 @@ enum CLIFixture {
             #expect(run.out.hasPrefix("OVERVIEW: newsgen builds a multilingual breaking-news site"), "\(arguments)")
             #expect(run.out.contains("\nUSAGE: newsgen <subcommand> [options]\n"))
             #expect(run.out.contains("\nOPTIONS:\n  --version               Show the version.\n  -h, --help              Show help information.\n"))
-            #expect(run.out.contains("\nSUBCOMMANDS:\n  new                     Start a story: write its file in content/ as a draft to fill in.\n  build                   Render the site into site/.\n  check                   Run every validation of build and write nothing.\n"))
+            #expect(run.out.contains("\nSUBCOMMANDS:\n  new                     Start a story: write its file in content/ as a draft to fill in.\n  serve                   Serve the site locally, rebuilt and reloaded after every change.\n  build                   Render the site into site/.\n  check                   Run every validation of build and write nothing.\n"))
             #expect(run.out.contains("\n  help <subcommand>       Show help for a subcommand.\n"))
         }
     }
