@@ -45,7 +45,7 @@ let package = Package(
         .testTarget(name: "TemplatesTests", dependencies: ["Templates", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["loopback_server.py"]),
         .testTarget(name: "SigningTests", dependencies: ["Signing"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "LiveSiteTests", dependencies: ["LiveSite", "TestSupport"]),
         .testTarget(name: "SiteTests", dependencies: ["Site", "TestSupport"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "TestSupport"]),
