@@ -24,7 +24,8 @@ enum ServeCommand {
             }
             port = number
         }
-        let host = parsed.options["--host"] ?? "127.0.0.1"
+        // The server listens on addresses; "localhost" is the one name everybody means an address by.
+        let host = parsed.options["--host"].map { $0 == "localhost" ? "127.0.0.1" : $0 } ?? "127.0.0.1"
         guard let lockTimeout = BuildLock.timeout(environment: environment) else {
             console.err("error: NEWSGEN_LOCK_TIMEOUT must be a number of seconds, found '\(environment["NEWSGEN_LOCK_TIMEOUT"] ?? "")'")
             return ExitCode.failure
@@ -61,7 +62,7 @@ enum ServeCommand {
     }
 
     static func isLoopback(_ host: String) -> Bool {
-        host == "::1" || host == "localhost" || host.hasPrefix("127.")
+        host == "::1" || host.hasPrefix("127.")
     }
 }
 
