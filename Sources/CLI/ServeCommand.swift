@@ -37,6 +37,13 @@ enum ServeCommand {
         if !isLoopback(host) {
             console.err("warning: serving on \(host): anyone who can reach this machine sees the site\(parsed.flags.contains("--drafts") || parsed.flags.contains("--future") ? ", drafts and scheduled stories included" : "") and the phone preview")
         }
+        // A folder that is no site, or a newsgen.yml that does not load, stops serve at once; everything else can be
+        // fixed while it runs.
+        do throws(SiteError) {
+            _ = try Edition.loadConfig(directory: site)
+        } catch {
+            return BuildCommand.report(error, console: console)
+        }
         let settings = ServeSettings(site: site, host: host, port: port, includeDrafts: parsed.flags.contains("--drafts"),
                                      includeFuture: parsed.flags.contains("--future"), ledgerPath: ledger,
                                      clock: { EditionFilter.currentTime(environment: environment) }, lockTimeout: lockTimeout)

@@ -127,6 +127,11 @@ public final class SourceWatch: Sendable {
                 let nameBytes = buffer[(offset + header)..<min(count, offset + header + length)].prefix { $0 != 0 }
                 let name = String(decoding: nameBytes, as: UTF8.self)
                 offset += header + length
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    // The kernel dropped events: which files changed is unknown, but a rebuild finds them all.
+                    paths.append(Edition.contentFolder)
+                    continue
+                }
                 state.withLock { folders in
                     guard let folder = folders.folders[descriptor] else { return }
                     if mask & UInt32(IN_IGNORED) != 0 {

@@ -331,3 +331,21 @@ enum CLIFixture {
         #expect(page.contains("<link rel=\"stylesheet\" href=\"/news/static/style.css\">"))
     }
 }
+
+@Suite struct ServeCommandTests {
+    @Test func usageErrorsExitWith64AndAFolderWithoutASiteWithOne() async throws {
+        for (arguments, message) in [(["serve", "--port", "http"], "--port needs a port number from 0 to 65535, found 'http'"),
+                                     (["serve", "--port", "70000"], "--port needs a port number from 0 to 65535, found '70000'"),
+                                     (["serve", "extra"], "unexpected argument 'extra'"),
+                                     (["serve", "--drafs"], "unknown option '--drafs' for 'serve'; did you mean '--drafts'?")] {
+            let run = await Run(arguments)
+            #expect(run.status == 64, "\(arguments)")
+            #expect(run.err.contains("error: \(message)"), "\(run.err)")
+            #expect(run.err.contains("USAGE: newsgen serve "), "\(arguments)")
+        }
+        let empty = try TemporarySite(copyingTemplatesFromRepository: false)
+        let run = await Run(["serve", "--port", "0", "--site", empty.path])
+        #expect(run.status == 1)
+        #expect(run.err.contains("newsgen.yml: error: no newsgen.yml here"), "\(run.err)")
+    }
+}
