@@ -12,8 +12,11 @@ import Glibc
 /// `changed` runs on the watcher's own thread with the site-relative paths that changed; events that come while it
 /// runs are reported when it returns, so changes are handled one batch at a time, in order.
 public final class SourceWatch: Sendable {
-    /// How long the folder must stay quiet before a burst counts as finished.
+    /// How long the folder must stay quiet before a burst counts as finished: an editor's save takes a few
+    /// milliseconds, and every millisecond here is added to the time before a page reloads.
     public static let quietSeconds = 0.03
+
+    private let quiet: Double
 
     private let notify: Int32
     /// Writing a byte here wakes the watcher to stop.
@@ -31,7 +34,7 @@ public final class SourceWatch: Sendable {
     static let mask = UInt32(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MODIFY | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF)
 
     /// Starts watching the site in `site` (absolute).
-    public init(site: String, changed: @escaping @Sendable ([String]) -> Void) throws(SiteError) {
+    public init(site: String, quiet: Double = quietSeconds, changed: @escaping @Sendable ([String]) -> Void) throws(SiteError) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else {
             throw SiteError([Diagnostic(path: site, message: "cannot watch the site for changes: \(String(cString: strerror(errno)))")])
@@ -43,6 +46,7 @@ public final class SourceWatch: Sendable {
         }
         notify = fd
         wake = (ends[0], ends[1])
+        self.quiet = quiet
         state = Mutex(Folders())
         let root = site
         state.withLock { folders in
@@ -97,7 +101,7 @@ public final class SourceWatch: Sendable {
         while true {
             // Idle: wait as long as it takes; within a burst: until it has been quiet for quietSeconds.
             var fds = [pollfd(fd: notify, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, batch.isEmpty ? -1 : Int32(Self.quietSeconds * 1000))
+            let ready = poll(&fds, 2, batch.isEmpty ? -1 : Int32(quiet * 1000))
             if ready < 0 && errno == EINTR { continue }
             if fds[1].revents != 0 || ready < 0 { return }
             if ready == 0 {

@@ -102,14 +102,15 @@ import TestSupport
         try await offThePool {
             let site = try TemporarySite(files: ["newsgen.yml": "title: x\n", "content/a.md": "a"], copyingTemplatesFromRepository: false)
             let batches = Batches()
-            let watch = try SourceWatch(site: site.path) { paths in batches.value.withLock { $0.append(paths) } }
+            // A long quiet time, so that a busy machine cannot split the burst.
+            let watch = try SourceWatch(site: site.path, quiet: 0.5) { paths in batches.value.withLock { $0.append(paths) } }
             defer { watch.stop() }
             // An editor's save: a temporary file, written, renamed over the story.
             let temporary = site.url.appendingPathComponent("content/.a.md.swp")
             try Data("new text".utf8).write(to: temporary)
             _ = rename(temporary.path, site.url.appendingPathComponent("content/a.md").path)
             #expect(batches.wait { !$0.isEmpty })
-            usleep(200_000)
+            usleep(700_000)
             let seen = batches.value.withLock { $0 }
             #expect(seen.count == 1, "\(seen)")
             #expect(seen.first?.contains("content/a.md") == true)
