@@ -14,7 +14,7 @@ import Glibc
 public final class SourceWatch: Sendable {
     /// How long the folder must stay quiet before a burst counts as finished: an editor's save takes a few
     /// milliseconds, and every millisecond here is added to the time before a page reloads.
-    public static let quietSeconds = 0.03
+    public static let quietSeconds = 0.015
 
     private let quiet: Double
 
