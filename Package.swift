@@ -12,25 +12,29 @@ let package = Package(
         .library(name: "NewsgenParsers", targets: ["YAML", "Templates", "Site", "Hub"]),
     ],
     targets: [
-        // C libraries (Debian: libcmark-dev, libyaml-dev, libcurl4-openssl-dev, libssl-dev)
+        // C libraries (Debian: libcmark-dev, libyaml-dev, libcurl4-openssl-dev, libssl-dev, libmicrohttpd-dev)
         .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
 
         // Wrappers: the only modules that see a C pointer.
         .target(name: "Markdown", dependencies: ["CCmark"]),
         .target(name: "YAML", dependencies: ["CYAML"]),
         .target(name: "HTTP", dependencies: ["CCurl", "CCurlShim"]),
         .target(name: "Signing", dependencies: ["CCrypto"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim"]),
 
         // Domain modules.
         .target(name: "Incremental"),   // the generic incremental engine: no news knowledge
         .target(name: "Templates"),
         .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates"]),
         .target(name: "Hub", dependencies: ["Site", "HTTP", "Signing", "Templates"]),
-        .target(name: "CLI", dependencies: ["Site", "Hub"]),
+        .target(name: "LiveSite", dependencies: ["Site", "Hub", "HTTPServer"]),   // newsgen serve
+        .target(name: "CLI", dependencies: ["Site", "Hub", "LiveSite"]),
         .executableTarget(name: "newsgen", dependencies: ["CLI"]),
 
         // Tests.
@@ -41,10 +45,12 @@ let package = Package(
         .testTarget(name: "TemplatesTests", dependencies: ["Templates", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["loopback_server.py"]),
         .testTarget(name: "SigningTests", dependencies: ["Signing"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "LiveSiteTests", dependencies: ["LiveSite", "TestSupport"]),
         .testTarget(name: "SiteTests", dependencies: ["Site", "TestSupport"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "TestSupport"], exclude: ["Golden"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Golden", "Browser"]),
     ],
     swiftLanguageModes: [.v6]
 )

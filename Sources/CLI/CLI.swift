@@ -43,6 +43,7 @@ public enum CLI {
             case "status": return try await StatusCommand.run(rest, environment: environment, console: console)
             case "next-change": return try NextChangeCommand.run(rest, environment: environment, console: console)
             case "new": return try NewCommand.run(rest, environment: environment, console: console)
+            case "serve": return try await ServeCommand.run(rest, environment: environment, console: console)
             default:
                 if first.hasPrefix("-") {
                     var message = "unknown option '\(first)'"

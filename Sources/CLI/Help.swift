@@ -1,6 +1,6 @@
 /// Help texts in the argument-parser style (OVERVIEW / USAGE / OPTIONS / SUBCOMMANDS).
 enum Help {
-    static let commandNames = ["new", "build", "check", "publish", "status", "next-change", "help"]
+    static let commandNames = ["new", "serve", "build", "check", "publish", "status", "next-change", "help"]
 
     static let overview = """
     OVERVIEW: newsgen builds a multilingual breaking-news site from Markdown stories and announces
@@ -14,6 +14,7 @@ enum Help {
 
     SUBCOMMANDS:
       new                     Start a story: write its file in content/ as a draft to fill in.
+      serve                   Serve the site locally, rebuilt and reloaded after every change.
       build                   Render the site into site/.
       check                   Run every validation of build and write nothing.
       publish                 Send each new breaking story to the hub as one template notification.
@@ -63,6 +64,41 @@ enum Help {
 
         ENVIRONMENT:
           SOURCE_DATE_EPOCH       "Now" for published (else the system clock).
+        """,
+        "serve": """
+        OVERVIEW: Build the site and serve it on this machine, rebuilding it after every change to newsgen.yml,
+        content/ or templates/ and reloading the pages open in browsers.
+
+        The site is built into .newsgen/serve-<port>/ in the site folder (never into site/), with base_url's
+        host replaced by this server's address (its path, such as /news/, is kept). A change that does not
+        build prints its errors and shows them over the page in the browser; the last good build stays served
+        until the change is fixed. A change to the stylesheets alone reloads only the stylesheets. Drafts and
+        scheduled stories shown with --drafts and --future carry a banner that build output never has.
+
+        The phone preview at /_newsgen/push/ shows, for every breaking story, what publish would do now (send,
+        or skip and why) and what each device template in templates/devices/ would show: app name, text,
+        link, size against the 4 KB limit, tags and the warnings of publish --dry-run. It reads the ledger and
+        never writes it, and needs no hub connection string.
+
+        USAGE: newsgen serve [--port <n>] [--host <address>] [--drafts] [--future] [--site <dir>] [--ledger <path>]
+
+        OPTIONS:
+          --port <n>              The first port to try (default: 8080); the next free one is taken when it is
+                                  in use.
+          --host <address>        The IP address to listen on (default: 127.0.0.1). Any other than a loopback
+                                  address prints a warning: others on the network can then see the site.
+          --drafts                Show stories marked draft: true, with a "Draft" banner.
+          --future                Show stories whose published date is still to come, with a banner saying
+                                  when they are scheduled.
+          --site <dir>            The site folder (default: the current folder).
+          --ledger <path>         The ledger the phone preview reads (default: .newsgen/push-ledger.json).
+          -h, --help              Show help information.
+
+        ENVIRONMENT:
+          SOURCE_DATE_EPOCH       "Now" for drafts/future decisions and the phone preview.
+          NEWSGEN_LOCK_TIMEOUT    Seconds a rebuild waits for a newsgen build of the same site (default: 300).
+
+        Press Ctrl-C to stop.
         """,
         "build": """
         OVERVIEW: Render the site in the current folder (newsgen.yml, content/, templates/) into site/.

@@ -81,17 +81,8 @@ enum PublishCommand {
             connectionNote = error.message
         }
 
-        let planner = NotificationPlanner(edition: edition, now: now, sent: ledger.byKey)
-        var entries = planner.plan()
-        var previews: [String: [DevicePreview]] = [:]
-        for (index, entry) in entries.enumerated() {
-            guard case .send(let notification) = entry else { continue }
-            let rendered = DeviceCatalog.previews(notification, kinds: devices.kinds)
-            previews[notification.story.id] = rendered
-            if let problem = notification.sizeProblem(previews: rendered) {
-                entries[index] = .fail(notification.story, reason: problem.reason)
-            }
-        }
+        let plan = PublishPlan(edition: edition, now: now, sent: ledger.byKey, devices: devices.kinds)
+        let (entries, previews) = (plan.entries, plan.previews)
 
         let settings = edition.config.push
         var results: [String: SendStatus] = [:]

@@ -53,11 +53,7 @@ struct PublishReport {
         ]
     }
 
-    func filledNote(_ notification: Hub.Notification) -> String? {
-        guard !notification.filledLanguages.isEmpty else { return nil }
-        let names = notification.filledLanguages.map { "\($0.name) (\($0.code))" }.joined(separator: ", ")
-        return "no text in \(names): those devices get the \(defaultLanguage.name) text"
-    }
+    func filledNote(_ notification: Hub.Notification) -> String? { notification.filledNote(defaultLanguage: defaultLanguage) }
 
     // MARK: text
 

@@ -128,7 +128,7 @@ enum CLIFixture {
 @Suite struct HelpTextTests {
     static let goldenFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 
-    @Test(arguments: ["new", "build", "check", "publish", "status", "next-change"]) func commandHelpMatchesItsGoldenFile(_ command: String) async {
+    @Test(arguments: ["new", "serve", "build", "check", "publish", "status", "next-change"]) func commandHelpMatchesItsGoldenFile(_ command: String) async {
         let run = await Run(["help", command])
         #expect(run.status == 0)
         #expect(run.err.isEmpty)
@@ -179,7 +179,7 @@ enum CLIFixture {
             #expect(run.out.hasPrefix("OVERVIEW: newsgen builds a multilingual breaking-news site"), "\(arguments)")
             #expect(run.out.contains("\nUSAGE: newsgen <subcommand> [options]\n"))
             #expect(run.out.contains("\nOPTIONS:\n  --version               Show the version.\n  -h, --help              Show help information.\n"))
-            #expect(run.out.contains("\nSUBCOMMANDS:\n  new                     Start a story: write its file in content/ as a draft to fill in.\n  build                   Render the site into site/.\n  check                   Run every validation of build and write nothing.\n"))
+            #expect(run.out.contains("\nSUBCOMMANDS:\n  new                     Start a story: write its file in content/ as a draft to fill in.\n  serve                   Serve the site locally, rebuilt and reloaded after every change.\n  build                   Render the site into site/.\n  check                   Run every validation of build and write nothing.\n"))
             #expect(run.out.contains("\n  help <subcommand>       Show help for a subcommand.\n"))
         }
     }
@@ -329,5 +329,23 @@ enum CLIFixture {
         let page = try site.read("preview/en/index.html")
         #expect(page.contains("<link rel=\"canonical\" href=\"https://preview.example.org/news/en/\">"))
         #expect(page.contains("<link rel=\"stylesheet\" href=\"/news/static/style.css\">"))
+    }
+}
+
+@Suite struct ServeCommandTests {
+    @Test func usageErrorsExitWith64AndAFolderWithoutASiteWithOne() async throws {
+        for (arguments, message) in [(["serve", "--port", "http"], "--port needs a port number from 0 to 65535, found 'http'"),
+                                     (["serve", "--port", "70000"], "--port needs a port number from 0 to 65535, found '70000'"),
+                                     (["serve", "extra"], "unexpected argument 'extra'"),
+                                     (["serve", "--drafs"], "unknown option '--drafs' for 'serve'; did you mean '--drafts'?")] {
+            let run = await Run(arguments)
+            #expect(run.status == 64, "\(arguments)")
+            #expect(run.err.contains("error: \(message)"), "\(run.err)")
+            #expect(run.err.contains("USAGE: newsgen serve "), "\(arguments)")
+        }
+        let empty = try TemporarySite(copyingTemplatesFromRepository: false)
+        let run = await Run(["serve", "--port", "0", "--site", empty.path])
+        #expect(run.status == 1)
+        #expect(run.err.contains("newsgen.yml: error: no newsgen.yml here"), "\(run.err)")
     }
 }

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Drives Debian's chromium (through chromium-driver and selenium) against a running `newsgen serve`.
+
+Given a story page and its file, it opens the page, changes the story's title in the file and waits for the
+page to show the new title by itself (the reload event); breaks the story and waits for the error overlay; fixes
+it and waits for the overlay to go; then opens the phone preview and reads each device's rendered text.
+Screenshots go to the artifacts folder. Prints one JSON object; exits with 1 when a step fails.
+"""
+import json
+import os
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def main():
+    config = json.loads(sys.argv[1])
+    artifacts = config["artifacts"]
+    os.makedirs(artifacts, exist_ok=True)
+    options = webdriver.ChromeOptions()
+    options.binary_location = config.get("chromium", "/usr/bin/chromium")
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1400"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(executable_path=config.get("driver", "/usr/bin/chromedriver")), options=options)
+    result = {"steps": []}
+    wait = WebDriverWait(driver, 30, poll_frequency=0.05)
+    try:
+        story_file = config["story_file"]
+        original = open(story_file, encoding="utf-8").read()
+        driver.get(config["story_url"])
+        wait.until(lambda d: config["old_title"] in d.find_element(By.TAG_NAME, "h1").text)
+        # The page's event stream is open before the file changes (the script connects as the page loads).
+        wait.until(lambda d: d.execute_script("return document.querySelector('script[data-build]') !== null"))
+        time.sleep(0.3)
+        marker = driver.execute_script("window.__newsgenMarker = 1; return window.__newsgenMarker;")
+        with open(story_file, "w", encoding="utf-8") as handle:
+            handle.write(original.replace(config["old_title"], config["new_title"]))
+        started = time.monotonic()
+        wait.until(lambda d: config["new_title"] in d.find_element(By.TAG_NAME, "h1").text)
+        reloaded = driver.execute_script("return window.__newsgenMarker === undefined;")
+        result["steps"].append({"step": "new title shown", "seconds": round(time.monotonic() - started, 3),
+                                "reloaded": reloaded, "marker": marker})
+        driver.save_screenshot(os.path.join(artifacts, "serve-story.png"))
+
+        broken = open(story_file, encoding="utf-8").read()
+        with open(story_file, "w", encoding="utf-8") as handle:
+            handle.write(broken.replace(config["category_line"], config["bad_category_line"]))
+        overlay = wait.until(lambda d: d.find_elements(By.ID, "newsgen-problems"))
+        text = overlay[0].text
+        result["steps"].append({"step": "overlay", "text": text})
+        if config["error_location"] not in text:
+            raise AssertionError("the overlay does not name " + config["error_location"] + ": " + text)
+        driver.save_screenshot(os.path.join(artifacts, "serve-story-error.png"))
+        with open(story_file, "w", encoding="utf-8") as handle:
+            handle.write(broken)
+        wait.until(lambda d: not d.find_elements(By.ID, "newsgen-problems")
+                   and config["new_title"] in d.find_element(By.TAG_NAME, "h1").text)
+        result["steps"].append({"step": "overlay cleared"})
+
+        driver.get(config["push_url"])
+        texts = {}
+        for device, expected in config["devices"].items():
+            card = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#story-{config["story_id"]} article[data-device="{device}"] .alert-text'))
+            texts[device] = card[0].text
+        result["devices"] = texts
+        driver.save_screenshot(os.path.join(artifacts, "serve-push.png"))
+        missing = {d: t for d, t in config["devices"].items() if texts.get(d) != t}
+        if missing:
+            raise AssertionError("device texts differ: expected " + json.dumps(missing, ensure_ascii=False) + ", found " + json.dumps(texts, ensure_ascii=False))
+        print(json.dumps(result, ensure_ascii=False))
+        return 0
+    except Exception as error:  # reported to the Swift test, which fails with it
+        result["error"] = f"{type(error).__name__}: {error}"
+        try:
+            driver.save_screenshot(os.path.join(artifacts, "serve-failure.png"))
+        except Exception:
+            pass
+        print(json.dumps(result, ensure_ascii=False))
+        return 1
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
