@@ -12,23 +12,26 @@ let package = Package(
         .library(name: "NewsgenParsers", targets: ["YAML", "Templates", "Site", "Hub"]),
     ],
     targets: [
-        // C libraries (Debian: libcmark-dev, libyaml-dev, libcurl4-openssl-dev, libssl-dev)
+        // C libraries (Debian: libcmark-dev, libyaml-dev, libcurl4-openssl-dev, libssl-dev, libvips-dev)
         .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
 
         // Wrappers: the only modules that see a C pointer.
         .target(name: "Markdown", dependencies: ["CCmark"]),
         .target(name: "YAML", dependencies: ["CYAML"]),
         .target(name: "HTTP", dependencies: ["CCurl", "CCurlShim"]),
         .target(name: "Signing", dependencies: ["CCrypto"]),
+        .target(name: "Images", dependencies: ["CVips", "CVipsShim"]),
 
         // Domain modules.
         .target(name: "Incremental"),   // the generic incremental engine: no news knowledge
         .target(name: "Templates"),
-        .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates"]),
+        .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates", "Images"]),
         .target(name: "Hub", dependencies: ["Site", "HTTP", "Signing", "Templates"]),
         .target(name: "CLI", dependencies: ["Site", "Hub"]),
         .executableTarget(name: "newsgen", dependencies: ["CLI"]),
@@ -41,6 +44,7 @@ let package = Package(
         .testTarget(name: "TemplatesTests", dependencies: ["Templates", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["loopback_server.py"]),
         .testTarget(name: "SigningTests", dependencies: ["Signing"]),
+        .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         .testTarget(name: "SiteTests", dependencies: ["Site", "TestSupport"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "TestSupport"], exclude: ["Golden"]),

@@ -47,6 +47,8 @@ public enum SiteBuilder {
         case root
         case notFound
         case staticFile(String)
+        /// A file of the media folder or a photo's variant: its place in `PageContext.media.outputs`.
+        case media(Int)
     }
 
     /// One page of a category in one language, as planned: which page it is, the stories it shows (newest first),
@@ -88,15 +90,19 @@ public enum SiteBuilder {
         let stories = edition.stories.filter(options.filter.shows)
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
         let links = Permalinks(config: config, clock: clock)
+        let media = try MediaBuild.publish(edition, lock: lock)   // before anything is written to the output
         var base = Digest()
         base.add(edition.fingerprint)
+        base.add(media.digest)
         base.add(options.filter.includeDrafts)
         base.add(options.filter.includeFuture)
         let baseFingerprint = base.value
         // Feed entries' body texts are kept between builds made from the same base (the cache is not read by
         // --clean, which renders everything, but is written).
         let feedEntries = FeedEntries(cache: (site: edition.directory, base: baseFingerprint, read: !options.clean))
-        let context = PageContext(edition: edition, links: links, clock: clock, stories: stories, feedEntries: feedEntries)
+        var withMedia = PageContext(edition: edition, links: links, clock: clock, stories: stories, feedEntries: feedEntries)
+        withMedia.media = media
+        let context = withMedia
         let now = options.filter.now
         let markdownOptions = MarkdownOptions(smartPunctuation: true, allowRawHTML: config.allowRawHTML)
 
@@ -494,6 +500,7 @@ public enum SiteBuilder {
         outputs.append(.root)
         outputs.append(.notFound)
         for file in context.edition.theme.staticFiles { outputs.append(.staticFile(file)) }
+        for index in context.media.outputs.indices { outputs.append(.media(index)) }
         return outputs
     }
 
@@ -511,6 +518,7 @@ public enum SiteBuilder {
         case .root: return "index.html"
         case .notFound: return "404.html"
         case .staticFile(let file): return "static/" + file
+        case .media(let index): return context.media.outputs[index].path
         }
     }
 
@@ -573,6 +581,10 @@ public enum SiteBuilder {
         case .staticFile(let file):
             digest.add("static")
             digest.add(file)
+        case .media(let index):
+            digest.add("media")
+            digest.add(context.media.outputs[index].path)
+            digest.add(context.media.outputs[index].fingerprint)
         }
         return digest.value
     }
@@ -643,6 +655,9 @@ public enum SiteBuilder {
         case .staticFile(let file):
             let bytes = try FileSystem.read(context.edition.theme.directory + "/static/" + file)
             return ("static/" + file, bytes)
+        case .media(let index):
+            let output = context.media.outputs[index]
+            return (output.path, try FileSystem.read(output.source))
         }
     }
 }
