@@ -53,10 +53,11 @@ extension PageContext {
         variants.map { links.href($0.path) + " \($0.width)w" }.joined(separator: ", ")
     }
 
-    /// JSON-LD's images of a story: the 16:9, 4:3 and 1:1 crops with their sizes.
+    /// JSON-LD's images of a story: the 16:9, 4:3 and 1:1 crops Google asks for, and the Open Graph card, with
+    /// their sizes.
     func imageObjects(_ story: Story) -> [(url: String, width: Int, height: Int)] {
         guard let photo = leadPhoto(story) else { return [] }
-        return ["16x9", "4x3", "1x1"].compactMap { photo.crops[$0] }.map { (links.absolute($0.path), $0.width, $0.height) }
+        return MediaNames.crops.compactMap { photo.crops[$0.name] }.map { (links.absolute($0.path), $0.width, $0.height) }
     }
 
     /// A feed entry's enclosure: the lead photo's main variant.

@@ -24,6 +24,9 @@ public struct BuildReport: Sendable, Hashable {
     public var unchanged: Int
     public var removed: Int
     public var output: String
+    /// Photos of the media folder, and how many of them this build processed (the others came from the cache).
+    public var photos = 0
+    public var photosProcessed = 0
 }
 
 /// `newsgen build`: renders an Edition into the output folder.
@@ -246,7 +249,8 @@ public enum SiteBuilder {
             let summary = try writer.commit(existing: listed.map(\.path))
             if untouched && summary.written == 0 && summary.removed == 0 {
                 return BuildReport(stories: stories.count, pages: outputs.count, written: 0,
-                                   unchanged: summary.unchanged, removed: 0, output: output)
+                                   unchanged: summary.unchanged, removed: 0, output: output,
+                                   photos: media.photos.count, photosProcessed: media.made.count)
             }
             if untouched { OutputCache.remove(site: edition.directory, output: output) }
             let values = fingerprints.withLock { $0 }
@@ -285,7 +289,8 @@ public enum SiteBuilder {
             OutputCache.save(site: edition.directory, output: output, entries: entries, generated: generatedGroups,
                              inputs: inputs, folders: folders)
             return BuildReport(stories: stories.count, pages: outputs.count, written: summary.written,
-                               unchanged: summary.unchanged, removed: summary.removed, output: output)
+                               unchanged: summary.unchanged, removed: summary.removed, output: output,
+                               photos: media.photos.count, photosProcessed: media.made.count)
         } catch {
             writer.abort()
             throw SiteError([Diagnostic(path: error.path, message: "cannot write the output: \(error.reason)")],
