@@ -80,24 +80,21 @@ public enum Images {
     /// which keeps every core busy without libvips' threads competing with each other.
     private static let started: Bool = newsgen_vips_start(1) == 0
 
-    /// The header of the photo at `path` (nothing decoded). A file libvips cannot read, one in a format newsgen
-    /// does not publish as a photo, and one of more than `maxPixels` pixels (a decompression bomb is refused
-    /// before it is decoded) are errors naming `displayPath`.
-    public static func header(of path: String, displayPath: String, maxPixels: Int) throws(ImageError) -> ImageHeader {
+    /// The header of the photo at `path`, read without decoding a pixel (so that a decompression bomb can be
+    /// refused on its size first). A file libvips cannot read and one in a format newsgen does not publish as a
+    /// photo are errors naming `displayPath`.
+    public static func header(of path: String, displayPath: String) throws(ImageError) -> ImageHeader {
         try start(displayPath)
         guard let loader = newsgen_vips_loader(path).map({ String(cString: $0) }) else {
-            throw failure(displayPath, "is not an image libvips can read (JPEG, PNG or WebP)")
+            throw failure(displayPath, "not an image libvips can read (JPEG, PNG or WebP)")
         }
         guard let format = ImageFormat(loader: loader) else {
-            throw ImageError(path: displayPath, message: "is an image newsgen does not publish as a photo (\(ImageFormat.kind(ofLoader: loader))); use JPEG, PNG or WebP")
+            throw ImageError(path: displayPath, message: "an image newsgen does not publish as a photo (\(ImageFormat.kind(ofLoader: loader))); use JPEG, PNG or WebP")
         }
         guard let image = newsgen_vips_open(path) else { throw failure(displayPath, "cannot be read") }
         defer { newsgen_vips_release(image) }
         let (width, height) = (Int(newsgen_vips_width(image)), Int(newsgen_vips_height(image)))
-        guard width > 0, height > 0 else { throw ImageError(path: displayPath, message: "has no pixels") }
-        guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels, width <= maxPixels, height <= maxPixels else {
-            throw ImageError(path: displayPath, message: "is \(width)×\(height) pixels, more than the limit of \(maxPixels) pixels (media.max_pixels in newsgen.yml)")
-        }
+        guard width > 0, height > 0 else { throw ImageError(path: displayPath, message: "an image without pixels") }
         let turned = newsgen_vips_orientation(image) >= 5   // orientations 5-8 turn the picture a quarter
         return ImageHeader(width: turned ? height : width, height: turned ? width : height, format: format)
     }
@@ -120,7 +117,7 @@ public enum Images {
         let baseWidth = min(header.width, Int((Double(header.width) * scale).rounded(.up)) + 2)
         let baseHeight = min(header.height, Int((Double(header.height) * scale).rounded(.up)) + 2)
         guard let base = newsgen_vips_decode(path, Int32(baseWidth), Int32(baseHeight)) else {
-            throw failure(displayPath, "is damaged or truncated")
+            throw failure(displayPath, "damaged or truncated")
         }
         defer { newsgen_vips_release(base) }
         guard let metadata = newsgen_vips_open(path) else { throw failure(displayPath, "cannot be read") }

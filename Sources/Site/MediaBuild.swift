@@ -101,7 +101,14 @@ public enum MediaBuild {
         var manifests: [String: [Manifest.Line]] = [:]
         var missing: [String] = []
         for path in photos {
-            if let lines = Manifest.read(folder(path)) { manifests[path] = lines } else { missing.append(path) }
+            guard let found = Manifest.read(folder(path)) else {
+                missing.append(path)
+                continue
+            }
+            manifests[path] = found.lines
+            do { try checkSize(found.width, found.height, displayPath: path, settings: settings) } catch {
+                failures.withLock { $0.append(Diagnostic(path: error.path, message: error.message)) }
+            }
         }
         let toMake = missing
         let made = Mutex<[String: [Manifest.Line]]>([:])
@@ -150,7 +157,8 @@ public enum MediaBuild {
     /// The variants one photo gets, made into a new folder that is renamed into place when complete: a build
     /// killed meanwhile leaves no half-made folder that a later build would take as done.
     static func make(_ source: String, displayPath: String, into folder: String, settings: MediaSettings) throws(ImageError) -> [Manifest.Line] {
-        let header = try Images.header(of: source, displayPath: displayPath, maxPixels: settings.maxPixels)
+        let header = try Images.header(of: source, displayPath: displayPath)
+        try checkSize(header.width, header.height, displayPath: displayPath, settings: settings)
         var widths = settings.widths.filter { $0 <= header.width }
         if widths.isEmpty { widths = [header.width] }
         var requests: [VariantRequest] = []
@@ -192,7 +200,7 @@ public enum MediaBuild {
             lines.append(Manifest.Line(name: name, width: size.width, height: size.height, bytes: bytes))
         }
         do {
-            _ = try FileSystem.write(Array(Manifest.text(lines).utf8), to: staging + "/" + manifestFile)
+            _ = try FileSystem.write(Array(Manifest.text(lines, source: header).utf8), to: staging + "/" + manifestFile)
             FileSystem.removeTree(folder)
             try FileSystem.rename(staging, folder)
         } catch {
@@ -200,6 +208,14 @@ public enum MediaBuild {
             throw ImageError(path: displayPath, message: "cannot write the media cache: \(error.reason)")
         }
         return lines
+    }
+
+    /// A photo of more pixels than `media.max_pixels` is refused, before it is decoded and whenever it is
+    /// published from the cache (the limit may have been lowered since).
+    static func checkSize(_ width: Int, _ height: Int, displayPath: String, settings: MediaSettings) throws(ImageError) {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard overflow || pixels > settings.maxPixels else { return }
+        throw ImageError(path: displayPath, message: "\(width)×\(height) pixels, more than the limit of \(settings.maxPixels) pixels (media.max_pixels in newsgen.yml)")
     }
 
     static func photoValue(_ path: String, lines: [Manifest.Line]) -> PublishedPhoto {
@@ -241,21 +257,25 @@ public enum MediaBuild {
             }
         }
 
-        static func text(_ lines: [Line]) -> String {
-            lines.map { "\($0.name) \($0.width) \($0.height) \($0.bytes)\n" }.joined()
+        /// The first line gives the photo's own (upright) size.
+        static func text(_ lines: [Line], source: ImageHeader) -> String {
+            "source \(source.width) \(source.height) 0\n" + lines.map { "\($0.name) \($0.width) \($0.height) \($0.bytes)\n" }.joined()
         }
 
-        /// The lines of a complete cache folder (its manifest is written last), or nil.
-        static func read(_ folder: String) -> [Line]? {
+        /// The photo's size and the lines of a complete cache folder (its manifest is written last), or nil.
+        static func read(_ folder: String) -> (width: Int, height: Int, lines: [Line])? {
             guard let text = try? FileSystem.readText(folder + "/" + manifestFile) else { return nil }
+            let rows = text.split(separator: "\n")
+            guard let first = rows.first?.split(separator: " "), first.count == 4, first[0] == "source",
+                  let width = Int(first[1]), let height = Int(first[2]) else { return nil }
             var lines: [Line] = []
-            for row in text.split(separator: "\n") {
+            for row in rows.dropFirst() {
                 let parts = row.split(separator: " ")
                 guard parts.count == 4, let width = Int(parts[1]), let height = Int(parts[2]), let bytes = Int(parts[3]),
                       FileStamp.of(folder + "/" + parts[0])?.size == bytes else { return nil }
                 lines.append(Line(name: String(parts[0]), width: width, height: height, bytes: bytes))
             }
-            return lines.isEmpty ? nil : lines
+            return lines.isEmpty ? nil : (width, height, lines)
         }
     }
 

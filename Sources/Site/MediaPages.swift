@@ -18,16 +18,21 @@ extension PageContext {
     /// alt text in `language` (the title when it has none), credit, and whether it loads first (`lead`) or lazily.
     func imageValue(_ story: Story, _ language: Language, lead: Bool) -> TemplateValue? {
         guard let image = story.image else { return nil }
-        let (title, _) = localized(story.titles, language) ?? (story.id, language)
+        let (title, titleLanguage) = localized(story.titles, language) ?? (story.id, language)
         var value: [String: TemplateValue] = [
             "lead": .bool(lead),
             "sizes": .string(lead ? Self.leadSizes : Self.cardSizes),
         ]
-        if let (alt, altLanguage) = localized(story.imageAlt, language) {
+        // The page's language first; then, with `media.missing_alt: title` or no alt text at all, the title
+        // (in the page's language); else another language's text, marked as such.
+        if let alt = story.imageAlt[code: language.code] {
             value["alt"] = .string(alt)
-            if altLanguage != language { value["alt_lang"] = .string(altLanguage.code) }
-        } else {
+        } else if config.media.missingAlt == .title || story.imageAlt.isEmpty {
             value["alt"] = .string(title)
+            if titleLanguage != language { value["alt_lang"] = .string(titleLanguage.code) }
+        } else if let (alt, altLanguage) = localized(story.imageAlt, language) {
+            value["alt"] = .string(alt)
+            value["alt_lang"] = .string(altLanguage.code)
         }
         if let credit = story.imageCredit { value["credit"] = .string(credit) }
         if let photo = leadPhoto(story) {
