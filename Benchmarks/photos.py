@@ -69,7 +69,7 @@ def make_photos(folder, count, width, height):
     procs = []
     for i in missing:
         a = 0.7 + (i % 17) * 0.035
-        b = (i * 37) % 60 - 30
+        b = (i * 37) % 40   # vips reads a leading "-" as an option
         out = os.path.join(folder, f"photo-{i:04d}.jpg")
         procs.append(subprocess.Popen(["vips", "linear", base, out + "[Q=85]", f"{a} {a * 0.95} {a * 1.05}", f"{b} {b + 5} {b - 5}", "--uchar"]))
         if len(procs) >= os.cpu_count():
