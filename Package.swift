@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "NewsgenParsers", targets: ["YAML", "Templates", "Site", "Hub"]),
     ],
     targets: [
-        // C libraries (Debian: libcmark-dev, libyaml-dev, libcurl4-openssl-dev, libssl-dev, libmicrohttpd-dev)
+        // C libraries (Debian: libcmark-dev, libyaml-dev, libcurl4-openssl-dev, libssl-dev, libmicrohttpd-dev, libvips-dev)
         .systemLibrary(name: "CCmark", pkgConfig: "libcmark", providers: [.apt(["libcmark-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
 
         // Wrappers: the only modules that see a C pointer.
         .target(name: "Markdown", dependencies: ["CCmark"]),
@@ -27,11 +29,12 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CCurl", "CCurlShim"]),
         .target(name: "Signing", dependencies: ["CCrypto"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim"]),
+        .target(name: "Images", dependencies: ["CVips", "CVipsShim"]),
 
         // Domain modules.
         .target(name: "Incremental"),   // the generic incremental engine: no news knowledge
         .target(name: "Templates"),
-        .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates"]),
+        .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates", "Images"]),
         .target(name: "Hub", dependencies: ["Site", "HTTP", "Signing", "Templates"]),
         .target(name: "LiveSite", dependencies: ["Site", "Hub", "HTTPServer"]),   // newsgen serve
         .target(name: "CLI", dependencies: ["Site", "Hub", "LiveSite"]),
@@ -47,6 +50,7 @@ let package = Package(
         .testTarget(name: "SigningTests", dependencies: ["Signing"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "LiveSiteTests", dependencies: ["LiveSite", "TestSupport"]),
+        .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
         .testTarget(name: "SiteTests", dependencies: ["Site", "TestSupport"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "TestSupport"], exclude: ["Golden"]),

@@ -174,7 +174,11 @@ enum BuildCommand {
     static func summary(_ report: BuildReport, since started: Double) -> String {
         let seconds = monotonicSeconds() - started
         let time = seconds < 10 ? String(Int(seconds * 1000)) + " ms" : String(Int(seconds)) + " s"
-        return "built \(report.stories) stories into \(displayPath(report.output)): \(report.pages) files, \(report.written) written, \(report.unchanged) unchanged, \(report.removed) removed in \(time)"
+        var line = "built \(report.stories) stories into \(displayPath(report.output)): \(report.pages) files, \(report.written) written, \(report.unchanged) unchanged, \(report.removed) removed in \(time)"
+        if report.photosProcessed > 0 {
+            line += "\n\(report.photosProcessed) photo\(report.photosProcessed == 1 ? "" : "s") processed (\(report.photos - report.photosProcessed) from the media cache)"
+        }
+        return line
     }
 
     static func report(_ error: SiteError, console: Console) -> Int32 {

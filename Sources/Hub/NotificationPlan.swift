@@ -12,6 +12,9 @@ import Site
 /// - `storyId`, `revision`, `notificationId` (`<storyId>:<revision>`, the same on every retry and re-run:
 ///   apps de-duplicate and group alerts with it), `category` (main category), `categories` (comma-separated),
 ///   `published` (RFC 3339)
+/// - `image`, only when the story has an image: the absolute URL of its 1200×630 card crop (a JPEG of a few
+///   hundred KB, within FCM's 1 MB and APNs' attachment limits), or the image's own URL when it is not a photo of
+///   the media folder
 /// - `collapseId` (the story id, the same for every revision: an update replaces the earlier alert), `expiresAt`
 ///   (RFC 3339), `apnsExpiration` (epoch seconds), `ttl` (FCM duration, e.g. `10800s`), `priority` (`high` or
 ///   `normal`), `apnsPriority` (`10` or `5`), `fcmPriority` (`HIGH` or `NORMAL`)
@@ -215,6 +218,10 @@ public struct NotificationPlanner: Sendable {
         properties["category"] = story.categories[0].name
         properties["categories"] = story.categories.map(\.name).joined(separator: ",")
         properties["published"] = story.published.rfc3339
+        if let image = story.image {
+            let picture = MediaNames.notificationImage(for: image)
+            properties["image"] = picture.hasPrefix("/") ? links.absolute(String(picture.dropFirst())) : picture
+        }
         for (name, value) in Self.lifeProperties(storyID: story.id, expires: story.push.expires ?? settings.expires,
                                                  priority: settings.priority, now: now) {
             properties[name] = value

@@ -407,7 +407,7 @@ struct StoryCache {
         var written: ArraySlice<UInt8>? = nil
     }
 
-    static let magic: UInt64 = 0x4E47_5354_4F52_5935   // "NGSTORY5"
+    static let magic: UInt64 = 0x4E47_5354_4F52_5936   // "NGSTORY6": media references, image alt and credit
 
     static func path(site: String) -> String {
         site + "/" + BuildCache.storyCacheFolder + "/" + BuildCache.storyCacheFile
@@ -517,6 +517,12 @@ struct StoryCache {
         if let updated = story.updated { w.timestamp(updated) }
         w.bool(story.breaking)
         w.bool(story.draft)
+        w.int(story.media.count)
+        for reference in story.media {
+            w.string(reference.path)
+            w.int(reference.location.line)
+            w.int(reference.location.column)
+        }
         // The details, behind their length: a story read from the cache decodes them only when asked.
         var details = ByteWriter()
         details.strings(story.authors)
@@ -528,6 +534,8 @@ struct StoryCache {
         details.int(story.push.revision)
         details.optionalString(story.push.expires.map { String($0) })
         details.bool(story.push.budgetExempt)
+        details.localized(story.imageAlt)
+        details.optionalString(story.imageCredit)
         w.int(details.bytes.count)
         w.bytes += details.bytes
         let codes = story.bodies.keys.sorted()
@@ -549,7 +557,13 @@ struct StoryCache {
             guard let value = r.timestamp() else { return nil }
             updated = value
         }
-        guard let breaking = r.bool(), let draft = r.bool(), let detailsLength = r.count() else { return nil }
+        guard let breaking = r.bool(), let draft = r.bool(), let mediaCount = r.count() else { return nil }
+        var media: [MediaReference] = []
+        for _ in 0..<mediaCount {
+            guard let path = r.string(), let line = r.int(), let column = r.int() else { return nil }
+            media.append(MediaReference(path: path, location: .init(line: line, column: column)))
+        }
+        guard let detailsLength = r.count() else { return nil }
         let detailsStart = r.offset
         r.offset += detailsLength
         // Checked now (lengths and counts, not the text: the file's checksum covers that), decoded when asked.
@@ -569,7 +583,7 @@ struct StoryCache {
         guard !categories.isEmpty, !bodies.isEmpty else { return nil }
         return Story(fields: Story.Fields(id: id, slug: slug, sourcePath: sourcePath, categories: categories,
                                           published: published, updated: updated, breaking: breaking, draft: draft,
-                                          bodies: bodies),
+                                          bodies: bodies, media: media),
                      encodedDetails: r.bytes[detailsStart..<(detailsStart + detailsLength)],
                      contentHash: hash, metadataHash: metadataHash)
     }
@@ -590,7 +604,8 @@ struct StoryCache {
         }
         guard let authors = r.count(), skipStrings(authors), let hasImage = r.bool(), skipStrings(hasImage ? 1 : 0),
               skipLocalized(), skipLocalized(), skipLocalized(), skipLocalized(), r.int() != nil,
-              let hasExpiry = r.bool(), skipStrings(hasExpiry ? 1 : 0), r.bool() != nil else { return false }
+              let hasExpiry = r.bool(), skipStrings(hasExpiry ? 1 : 0), r.bool() != nil,
+              skipLocalized(), let hasCredit = r.bool(), skipStrings(hasCredit ? 1 : 0) else { return false }
         return r.atEnd
     }
 
@@ -599,10 +614,11 @@ struct StoryCache {
         var r = ByteReader(Array(bytes))
         guard let authors = r.strings(), let image = r.optionalString(), let titles = r.localized(),
               let summaries = r.localized(), let corrections = r.localized(), let pushText = r.localized(),
-              let revision = r.int(), let expires = r.optionalString(), let budgetExempt = r.bool() else {
+              let revision = r.int(), let expires = r.optionalString(), let budgetExempt = r.bool(),
+              let imageAlt = r.localized(), let imageCredit = r.optionalString() else {
             preconditionFailure("story cache details changed after they were checked")
         }
-        return Story.Details(authors: authors, image: image, titles: titles, summaries: summaries, corrections: corrections,
+        return Story.Details(authors: authors, image: image, imageAlt: imageAlt, imageCredit: imageCredit, titles: titles, summaries: summaries, corrections: corrections,
                              push: PushRequest(text: pushText, revision: revision, expires: expires.flatMap { Double($0) },
                                                budgetExempt: budgetExempt))
     }

@@ -67,6 +67,8 @@ public struct Edition: Sendable {
         let stories = loadStories(root: root, config: config, cache: cache, cacheKey: StoryCache.key(configBytes: configBytes),
                                   listed: snapshot?.storyFiles, diagnostics: &diagnostics)
         diagnostics += crossCheck(stories)
+        let media = MediaLibrary.list(root: root, settings: config.media)
+        diagnostics += media.problems + media.check(stories)
         guard diagnostics.isEmpty, let theme else { throw SiteError(diagnostics) }
         var digest = Digest()
         digest.add(BuildCache.executableIdentity)
@@ -75,6 +77,7 @@ public struct Edition: Sendable {
         digest.add(snapshot?.themeDigest ?? themeDigest(root: root))   // the snapshot has read the theme once already
         var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value)
         edition.inputs = snapshot
+        edition.media = media
         return edition
     }
 
@@ -114,6 +117,9 @@ public struct Edition: Sendable {
 
     /// The snapshot the edition was loaded from, if it was (see `InputSnapshot`).
     var inputs: InputSnapshot?
+
+    /// The files of `media/` (see `MediaLibrary`), every story's references to them checked.
+    public internal(set) var media = MediaLibrary()
 
     /// A hash of every file of the theme (`templates/`), by path and bytes.
     /// The error for a folder that is not a site (`root`: absolute).

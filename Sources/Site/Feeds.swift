@@ -58,6 +58,7 @@ public struct FeedEntry: Sendable {
     public var authors: [String]
     public var categories: [String]
     public var image: String?
+    public var enclosure: FeedEnclosure?
 }
 
 /// Writes a `Feed` as RSS 2.0, Atom 1.0 (RFC 4287) or JSON Feed 1.1.
@@ -102,6 +103,9 @@ public enum FeedWriter {
         for category in entry.categories { xml.element("category", text: category) }
         xml.element("description", htmlText: entry.summary)
         if let html = entry.contentHTML { xml.element("content:encoded", text: html) }
+        if let enclosure = entry.enclosure {
+            xml.element("enclosure", [("url", enclosure.url), ("length", String(enclosure.length)), ("type", enclosure.type)])
+        }
         xml.close()
     }
 
@@ -127,6 +131,10 @@ public enum FeedWriter {
         xml.element("id", text: entry.id)
         xml.element("title", text: entry.title)
         xml.element("link", [("rel", "alternate"), ("type", "text/html"), ("href", entry.url)])
+        if let enclosure = entry.enclosure {
+            xml.element("link", [("rel", "enclosure"), ("type", enclosure.type), ("length", String(enclosure.length)),
+                                 ("href", enclosure.url)])
+        }
         xml.element("published", text: entry.published.rfc3339)
         xml.element("updated", text: entry.modified.rfc3339)
         for author in entry.authors {
@@ -266,7 +274,7 @@ extension PageContext {
                          published: story.published, modified: story.lastModified,
                          authors: story.authors,
                          categories: story.categories.map { $0.title(in: language) },
-                         image: imageURL(story))
+                         image: imageURL(story), enclosure: enclosure(story))
     }
 
     func imageURL(_ story: Story) -> String? {

@@ -34,6 +34,7 @@ public struct InputSnapshot: Sendable {
         digest.add(baseURLOverride != nil)
         let themeDigest = Edition.themeDigest(root: root)
         digest.add(themeDigest)
+        digest.add(MediaLibrary.listingDigest(root: root))
         var newest: Int64 = 0
         digest.add(storyFiles?.files.count ?? -1)
         // What cannot be listed is part of the key: a build that found it cannot be skipped as "nothing changed".

@@ -32,6 +32,8 @@ struct PageContext: Sendable {
     /// Dates as readers see them, formatted once per build: a story's date shows on its page and on every list
     /// that has its card, and formatting in the reader's language is one of the dearer steps of a page.
     let dateValues = DateValues()
+    /// The photos and files of the media folder as the build's media step published them.
+    var media = PublishedMedia()
     /// The values of every page that depend only on its language (and, for navigation and feed links, on its
     /// category), by language code: made once per build rather than once per page.
     private var shared: [String: SharedValues] = [:]
@@ -266,6 +268,7 @@ struct PageContext: Sendable {
             value["summary"] = .string(summary)
             if summaryLanguage != language { value["summary_lang"] = .string(summaryLanguage.code) }
         }
+        if let image = imageValue(story, language, lead: false) { value["image"] = image }
         return .object(value)
     }
 
@@ -324,7 +327,7 @@ struct PageContext: Sendable {
         var storyValue: [String: TemplateValue] = [
             "id": .string(story.id),
             "title": .string(title),
-            "body": .utf8(rendered.utf8),
+            "body": .utf8(withPhotos(rendered.utf8)),
             "published": time(story.published, language),
             "breaking": .bool(story.breaking),
             "authors": .list(story.authors.map { .string($0) }),
@@ -341,9 +344,7 @@ struct PageContext: Sendable {
             if summary.1 != language { storyValue["summary_lang"] = .string(summary.1.code) }
         }
         if let updated = story.updated, updated != story.published { storyValue["updated"] = time(updated, language) }
-        if let image = story.image {
-            storyValue["image"] = .string(image.hasPrefix("/") ? links.absolute(String(image.dropFirst())) : image)
-        }
+        if let image = imageValue(story, language, lead: true) { storyValue["image"] = image }
         if let (correction, correctionLanguage) = localized(story.corrections, language) {
             storyValue["correction"] = .string(correction)
             if correctionLanguage != language { storyValue["correction_lang"] = .string(correctionLanguage.code) }

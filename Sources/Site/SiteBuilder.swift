@@ -24,6 +24,9 @@ public struct BuildReport: Sendable, Hashable {
     public var unchanged: Int
     public var removed: Int
     public var output: String
+    /// Photos of the media folder, and how many of them this build processed (the others came from the cache).
+    public var photos = 0
+    public var photosProcessed = 0
 }
 
 /// `newsgen build`: renders an Edition into the output folder.
@@ -47,6 +50,8 @@ public enum SiteBuilder {
         case root
         case notFound
         case staticFile(String)
+        /// A file of the media folder or a photo's variant: its place in `PageContext.media.outputs`.
+        case media(Int)
     }
 
     /// One page of a category in one language, as planned: which page it is, the stories it shows (newest first),
@@ -88,15 +93,19 @@ public enum SiteBuilder {
         let stories = edition.stories.filter(options.filter.shows)
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
         let links = Permalinks(config: config, clock: clock)
+        let media = try MediaBuild.publish(edition, lock: lock)   // before anything is written to the output
         var base = Digest()
         base.add(edition.fingerprint)
+        base.add(media.digest)
         base.add(options.filter.includeDrafts)
         base.add(options.filter.includeFuture)
         let baseFingerprint = base.value
         // Feed entries' body texts are kept between builds made from the same base (the cache is not read by
         // --clean, which renders everything, but is written).
         let feedEntries = FeedEntries(cache: (site: edition.directory, base: baseFingerprint, read: !options.clean))
-        let context = PageContext(edition: edition, links: links, clock: clock, stories: stories, feedEntries: feedEntries)
+        var withMedia = PageContext(edition: edition, links: links, clock: clock, stories: stories, feedEntries: feedEntries)
+        withMedia.media = media
+        let context = withMedia
         let now = options.filter.now
         let markdownOptions = MarkdownOptions(smartPunctuation: true, allowRawHTML: config.allowRawHTML)
 
@@ -240,7 +249,8 @@ public enum SiteBuilder {
             let summary = try writer.commit(existing: listed.map(\.path))
             if untouched && summary.written == 0 && summary.removed == 0 {
                 return BuildReport(stories: stories.count, pages: outputs.count, written: 0,
-                                   unchanged: summary.unchanged, removed: 0, output: output)
+                                   unchanged: summary.unchanged, removed: 0, output: output,
+                                   photos: media.photos.count, photosProcessed: media.made.count)
             }
             if untouched { OutputCache.remove(site: edition.directory, output: output) }
             let values = fingerprints.withLock { $0 }
@@ -279,7 +289,8 @@ public enum SiteBuilder {
             OutputCache.save(site: edition.directory, output: output, entries: entries, generated: generatedGroups,
                              inputs: inputs, folders: folders)
             return BuildReport(stories: stories.count, pages: outputs.count, written: summary.written,
-                               unchanged: summary.unchanged, removed: summary.removed, output: output)
+                               unchanged: summary.unchanged, removed: summary.removed, output: output,
+                               photos: media.photos.count, photosProcessed: media.made.count)
         } catch {
             writer.abort()
             throw SiteError([Diagnostic(path: error.path, message: "cannot write the output: \(error.reason)")],
@@ -390,7 +401,8 @@ public enum SiteBuilder {
 
     /// Refuses output folders that would overwrite or delete the site's own sources.
     static func unsafeOutputProblem(_ output: String, site root: String) -> String? {
-        let protected = [root, root + "/" + Edition.contentFolder, root + "/" + Edition.templatesFolder]
+        let protected = [root, root + "/" + Edition.contentFolder, root + "/" + Edition.templatesFolder,
+                         root + "/" + MediaLibrary.folder]
         for path in protected where path == output || path.hasPrefix(output + "/") || (output.hasPrefix(path + "/") && path != root) {
             return "the output folder \(output) would overwrite the site's sources (\(path)); choose another folder"
         }
@@ -494,6 +506,7 @@ public enum SiteBuilder {
         outputs.append(.root)
         outputs.append(.notFound)
         for file in context.edition.theme.staticFiles { outputs.append(.staticFile(file)) }
+        for index in context.media.outputs.indices { outputs.append(.media(index)) }
         return outputs
     }
 
@@ -511,6 +524,7 @@ public enum SiteBuilder {
         case .root: return "index.html"
         case .notFound: return "404.html"
         case .staticFile(let file): return "static/" + file
+        case .media(let index): return context.media.outputs[index].path
         }
     }
 
@@ -573,6 +587,10 @@ public enum SiteBuilder {
         case .staticFile(let file):
             digest.add("static")
             digest.add(file)
+        case .media(let index):
+            digest.add("media")
+            digest.add(context.media.outputs[index].path)
+            digest.add(context.media.outputs[index].fingerprint)
         }
         return digest.value
     }
@@ -643,6 +661,9 @@ public enum SiteBuilder {
         case .staticFile(let file):
             let bytes = try FileSystem.read(context.edition.theme.directory + "/static/" + file)
             return ("static/" + file, bytes)
+        case .media(let index):
+            let output = context.media.outputs[index]
+            return (output.path, try FileSystem.read(output.source))
         }
     }
 }

@@ -107,6 +107,7 @@ public struct SiteConfig: Sendable, Hashable {
     public var feeds = FeedSettings()
     public var publisher = PublisherSettings()
     public var sitemaps = SitemapSettings()
+    public var media = MediaSettings()
 
     /// The publisher's name in a language: `publisher.name`, else the site title.
     public func publisherName(_ language: Language) -> String {
@@ -126,7 +127,7 @@ public struct SiteConfig: Sendable, Hashable {
 
     static let keys = ["title", "description", "base_url", "timezone", "languages", "categories",
                        "missing_language", "raw_html", "page_size", "front_page_size", "push",
-                       "feeds", "publisher", "sitemaps"]
+                       "feeds", "publisher", "sitemaps", "media"]
 
     /// Parses and validates newsgen.yml. Returns nil when there were errors (all of them are in `diagnostics`).
     static func parse(_ text: String, path: String, diagnostics: inout [Diagnostic]) -> SiteConfig? {
@@ -300,11 +301,13 @@ public struct SiteConfig: Sendable, Hashable {
             }
         }
 
+        let media = map["media"].map { MediaSettings.parse($0, fields: &fields) } ?? MediaSettings()
+
         guard fields.sink.isEmpty, !languages.isEmpty, !categories.isEmpty else { return nil }
         return SiteConfig(title: title, description: description, baseURL: baseURL, timeZone: timeZone,
                           languages: languages, categories: categories, missingLanguage: missing,
                           allowRawHTML: rawHTML, pageSize: pageSize, frontPageSize: frontPageSize, push: push,
-                          feeds: feeds, publisher: publisher, sitemaps: sitemaps)
+                          feeds: feeds, publisher: publisher, sitemaps: sitemaps, media: media)
     }
 
     private static func parsePush(_ node: YAMLNode, fields: inout Fields) -> PushSettings {

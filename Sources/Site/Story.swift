@@ -77,12 +77,16 @@ public struct Story: Sendable, Hashable {
         var breaking: Bool
         var draft: Bool
         var bodies: [String: StoryBody]
+        /// The files of `media/` the story names, checked against the folder whenever the site is loaded.
+        var media: [MediaReference] = []
     }
 
     /// What only the pages, feeds and notifications that show the story need.
     struct Details: Sendable, Hashable {
         var authors: [String]
         var image: String?
+        var imageAlt = LocalizedText()
+        var imageCredit: String?
         var titles: LocalizedText
         var summaries: LocalizedText
         var corrections: LocalizedText
@@ -204,6 +208,21 @@ public struct Story: Sendable, Hashable {
         get { box.currentDetails().image }
         set { details.image = newValue }
     }
+    /// The lead image's alt text per language (`image: { src, alt, credit }`); empty for `image: /path`.
+    public var imageAlt: LocalizedText {
+        get { box.currentDetails().imageAlt }
+        set { details.imageAlt = newValue }
+    }
+    /// Who the lead image is by (`image.credit`).
+    public var imageCredit: String? {
+        get { box.currentDetails().imageCredit }
+        set { details.imageCredit = newValue }
+    }
+    /// The files of the media folder the story names (its image, the links and images of its bodies).
+    public var media: [MediaReference] {
+        get { box.fields.media }
+        set { fields.media = newValue }
+    }
     public var titles: LocalizedText {
         get { box.currentDetails().titles }
         set { details.titles = newValue }
@@ -237,9 +256,10 @@ public struct Story: Sendable, Hashable {
     /// False when `bodies` hold no Markdown yet (see `bodies`).
     public var bodiesLoaded = true
 
-    public init(id: String, slug: String, sourcePath: String, categories: [Category], published: Timestamp, updated: Timestamp?, breaking: Bool, draft: Bool, authors: [String], image: String?, titles: LocalizedText, summaries: LocalizedText, corrections: LocalizedText, push: PushRequest, bodies: [String: StoryBody], contentHash: UInt64 = 0, metadataHash: UInt64 = 0, bodiesLoaded: Bool = true) {
-        box = Box(Fields(id: id, slug: slug, sourcePath: sourcePath, categories: categories, published: published, updated: updated, breaking: breaking, draft: draft, bodies: bodies),
-                  .decoded(Details(authors: authors, image: image, titles: titles, summaries: summaries, corrections: corrections, push: push)))
+    public init(id: String, slug: String, sourcePath: String, categories: [Category], published: Timestamp, updated: Timestamp?, breaking: Bool, draft: Bool, authors: [String], image: String?, titles: LocalizedText, summaries: LocalizedText, corrections: LocalizedText, push: PushRequest, bodies: [String: StoryBody], contentHash: UInt64 = 0, metadataHash: UInt64 = 0, bodiesLoaded: Bool = true,
+                imageAlt: LocalizedText = LocalizedText(), imageCredit: String? = nil, media: [MediaReference] = []) {
+        box = Box(Fields(id: id, slug: slug, sourcePath: sourcePath, categories: categories, published: published, updated: updated, breaking: breaking, draft: draft, bodies: bodies, media: media),
+                  .decoded(Details(authors: authors, image: image, imageAlt: imageAlt, imageCredit: imageCredit, titles: titles, summaries: summaries, corrections: corrections, push: push)))
         self.contentHash = contentHash
         self.metadataHash = metadataHash
         self.bodiesLoaded = bodiesLoaded
@@ -343,16 +363,31 @@ struct StoryParser {
         let breaking = map["breaking"].flatMap { fields.bool($0, "breaking") } ?? false
         let draft = map["draft"].flatMap { fields.bool($0, "draft") } ?? false
         let authors = map["author"].map { fields.stringList($0, "author").map(\.0) } ?? []
+        let languages = config.languages
         var image: String?
-        if let node = map["image"], let text = fields.string(node, "image") {
-            let lower = text.lowercased()
-            if (text.hasPrefix("/") && !text.hasPrefix("//")) || lower.hasPrefix("https://") || lower.hasPrefix("http://") {
-                image = text
-            } else {
-                fields.sink.error("image must be a site path starting with / or an http(s) URL, found \"\(text)\"", at: node.location)
+        var imageAlt = LocalizedText()
+        var imageCredit: String?
+        var media: [MediaReference] = []
+        if let node = map["image"] {
+            // A path or URL, or a mapping with the source, its alt text per language and a credit.
+            var srcNode: YAMLNode? = node
+            if node.mapping != nil {
+                let imageMap = fields.mapping(node, known: ["src", "alt", "credit"], what: "image")
+                srcNode = imageMap["src"]
+                if srcNode == nil { fields.sink.error("image needs src, e.g. image: { src: /media/quake.jpg, alt: …, credit: … }", at: node.location) }
+                if let altNode = imageMap["alt"] { imageAlt = fields.localized(altNode, "image.alt", languages: languages) }
+                if let creditNode = imageMap["credit"] { imageCredit = fields.string(creditNode, "image.credit") }
+            }
+            if let srcNode, let text = fields.string(srcNode, node.mapping != nil ? "image.src" : "image") {
+                let lower = text.lowercased()
+                if (text.hasPrefix("/") && !text.hasPrefix("//")) || lower.hasPrefix("https://") || lower.hasPrefix("http://") {
+                    image = text
+                    if let path = MediaLibrary.path(ofLink: text) { media.append(MediaReference(path: path, location: srcNode.location)) }
+                } else {
+                    fields.sink.error("image must be a site path starting with / or an http(s) URL, found \"\(text)\"", at: srcNode.location)
+                }
             }
         }
-        let languages = config.languages
         let problemsBeforeTitle = fields.sink.diagnostics.count
         let titles = map["title"].map { fields.localized($0, "title", languages: languages) } ?? LocalizedText()
         // A title refused for what it holds is not also "missing".
@@ -386,12 +421,25 @@ struct StoryParser {
         let bodies = BodySplitter.split(lines: lines, startingAt: close + 1, config: config, withText: withBodies,
                                         sink: &fields.sink)
 
+        for code in bodies.keys.sorted() {
+            guard let body = bodies[code] else { continue }
+            media += MediaLibrary.references(inBody: Array(bytes[body.sourceRange]), firstLine: body.firstLine)
+        }
+        if let node = map["image"], node.mapping != nil, config.media.missingAlt == .error {
+            let missing = languages.filter { bodies[$0.code] != nil && imageAlt[code: $0.code] == nil }.map(\.code)
+            if !missing.isEmpty {
+                fields.sink.error("image.alt needs a text in \(missing.joined(separator: ", ")) (describe the picture for readers who cannot see it; or set media.missing_alt: title in newsgen.yml)",
+                                  at: node.location)
+            }
+        }
+
         guard fields.sink.isEmpty, let published, !categories.isEmpty, !bodies.isEmpty else {
             return (nil, fields.sink.diagnostics)
         }
         var story = Story(id: id, slug: slug, sourcePath: path, categories: categories, published: published,
                           updated: updated, breaking: breaking, draft: draft, authors: authors, image: image,
-                          titles: titles, summaries: summaries, corrections: corrections, push: push, bodies: bodies)
+                          titles: titles, summaries: summaries, corrections: corrections, push: push, bodies: bodies,
+                          imageAlt: imageAlt, imageCredit: imageCredit, media: media)
         story.bodiesLoaded = withBodies
         return (story, [])
     }

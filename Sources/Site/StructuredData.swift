@@ -12,6 +12,8 @@ public struct NewsArticle: Sendable {
     public var modified: Timestamp
     public var authors: [String]
     public var image: String?
+    /// The lead photo's crops (16:9, 4:3, 1:1) with their sizes, written as ImageObjects instead of `image`.
+    public var imageObjects: [(url: String, width: Int, height: Int)] = []
     public var sections: [String]
     public var publisherName: String
     public var publisherURL: String
@@ -36,7 +38,14 @@ public struct NewsArticle: Sendable {
         } else {
             members.append(("author", .array(authors.map { .object([("@type", .string("Person")), ("name", .string($0))]) })))
         }
-        if let image { members.append(("image", .array([.string(image)]))) }
+        if !imageObjects.isEmpty {
+            members.append(("image", .array(imageObjects.map {
+                .object([("@type", .string("ImageObject")), ("url", .string($0.url)),
+                         ("width", .integer($0.width)), ("height", .integer($0.height))])
+            })))
+        } else if let image {
+            members.append(("image", .array([.string(image)])))
+        }
         if !sections.isEmpty {
             members.append(("articleSection", sections.count == 1 ? .string(sections[0]) : .array(sections.map { .string($0) })))
         }
@@ -75,7 +84,7 @@ extension PageContext {
         let logo = config.publisher.logo.map { $0.hasPrefix("/") ? links.absolute(String($0.dropFirst())) : $0 }
         return NewsArticle(url: links.absolute(storyURL(story, language)), headline: title, description: description,
                            inLanguage: bodyLanguage.code, published: story.published, modified: story.lastModified,
-                           authors: story.authors, image: imageURL(story),
+                           authors: story.authors, image: imageURL(story), imageObjects: imageObjects(story),
                            sections: story.categories.map { $0.title(in: language) },
                            publisherName: config.publisherName(language), publisherURL: links.absolute(links.front(language)),
                            publisherLogo: logo, correction: correction)

@@ -309,7 +309,7 @@ enum CLIFixture {
         #expect(missing.status == 1)
         #expect(missing.err == "newsgen.yml: error: no newsgen.yml here (\(site.path)/nowhere); run newsgen in a site folder or pass --site DIR\n1 error; nothing was written")
 
-        for output in [site.path, site.path + "/content", site.path + "/templates/static"] {
+        for output in [site.path, site.path + "/content", site.path + "/templates/static", site.path + "/media"] {
             let run = await Run(["build", "--site", site.path, "--output", output], environment: CLIFixture.now)
             #expect(run.status == 1, "\(output)")
             #expect(run.err.hasPrefix("--output: error: the output folder \(output) would overwrite the site's sources"), "\(run.err)")

@@ -66,6 +66,7 @@ enum EditKind: String, CaseIterable {
     case renameSameSlug = "rename (same slug)", renameNewSlug = "rename (new slug)", newStory = "new story"
     case languageBody = "language body", template, partial, strings, config, deviceTemplate = "device template"
     case scheduledStory = "clock passes a scheduled story", newsWindow = "clock passes the news window"
+    case photo
 }
 
 extension GeneratedSite {
@@ -251,6 +252,17 @@ extension GeneratedSite {
             try site.write("newsgen.yml", config.text)
             touched.append("newsgen.yml")
             return "\(kind.rawValue): \(change)"
+        case .photo:
+            // A photo of media/ added or replaced by another, and shown in a body.
+            let file = "media/photo-\(Int.random(in: 0..<3, using: &random)).jpg"
+            let source = pick(["quake-coast", "aurora-lapland", "rhine-low-water"])
+            try site.write(file, try Data(contentsOf: Repository.root.appendingPathComponent("media/\(source).jpg")))
+            touched.append(file)
+            var story = stories[randomStory()]
+            let code = pick(story.bodies.keys.sorted())
+            story.bodies[code] = story.bodies[code]! + "\n\n![Photo \(number)](/\(file))"
+            try save(story)
+            return "\(kind.rawValue): \(file) from \(source), shown in \(story.file) (\(code))"
         case .deviceTemplate:
             let file = "templates/devices/" + pick(["simple", "fcm-v1", "ios-english", "ios-french", "ios-mandarin"]) + ".json"
             try append(file, "\n")

@@ -68,13 +68,13 @@ struct OutputTree: Equatable {
     }
 }
 
-/// A clean build of `site`'s sources that shares nothing with it: `newsgen.yml`, `content/` and `templates/` are
-/// copied into a new folder without `.newsgen/`, and built there with `--clean`.
+/// A clean build of `site`'s sources that shares nothing with it: `newsgen.yml`, `content/`, `templates/` and
+/// `media/` (when there is one) are copied into a new folder without `.newsgen/`, and built there with `--clean`.
 func cleanBuild(of site: TemporarySite, environment: [String: String]) throws -> OutputTree {
     let reference = try TemporarySite(copyingTemplatesFromRepository: false)
     let manager = FileManager.default
     try manager.removeItem(at: reference.url.appendingPathComponent("content"))
-    for entry in ["newsgen.yml", "content", "templates"] {
+    for entry in ["newsgen.yml", "content", "templates", "media"] where site.exists(entry) {
         try manager.copyItem(at: site.url.appendingPathComponent(entry), to: reference.url.appendingPathComponent(entry))
     }
     let result = try newsgen(["build", "--quiet", "--clean"], in: reference, environment: environment)

@@ -36,7 +36,7 @@ import TestSupport
     @Test func unknownKeySuggestsTheRightOne() {
         let text = Fixtures.config + "\ntimezon: UTC\n"
         #expect(problems(text) == [
-            "newsgen.yml:17:1: error: unknown key \"timezon\" (known: title, description, base_url, timezone, languages, categories, missing_language, raw_html, page_size, front_page_size, push, feeds, publisher, sitemaps; did you mean \"timezone\"?) in newsgen.yml",
+            "newsgen.yml:17:1: error: unknown key \"timezon\" (known: title, description, base_url, timezone, languages, categories, missing_language, raw_html, page_size, front_page_size, push, feeds, publisher, sitemaps, media; did you mean \"timezone\"?) in newsgen.yml",
         ])
     }
 

@@ -66,11 +66,12 @@ public final class TemporarySite: @unchecked Sendable {
         for (path, text) in files { try write(path, text) }
     }
 
-    /// A copy of the repository's sample site (newsgen.yml, content/, templates/).
+    /// A copy of the repository's sample site (newsgen.yml, content/, media/, templates/).
     public static func sample() throws -> TemporarySite {
         let site = try TemporarySite(copyingTemplatesFromRepository: true)
         try FileManager.default.removeItem(at: site.url.appendingPathComponent("content"))
         try FileManager.default.copyItem(at: Repository.root.appendingPathComponent("content"), to: site.url.appendingPathComponent("content"))
+        try FileManager.default.copyItem(at: Repository.root.appendingPathComponent("media"), to: site.url.appendingPathComponent("media"))
         try FileManager.default.copyItem(at: Repository.root.appendingPathComponent("newsgen.yml"), to: site.url.appendingPathComponent("newsgen.yml"))
         return site
     }
