@@ -28,7 +28,7 @@ let package = Package(
         // Domain modules.
         .target(name: "Incremental"),   // the generic incremental engine: no news knowledge
         .target(name: "Templates"),
-        .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates"]),
+        .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates", "Incremental"]),
         .target(name: "Hub", dependencies: ["Site", "HTTP", "Signing", "Templates"]),
         .target(name: "CLI", dependencies: ["Site", "Hub"]),
         .executableTarget(name: "newsgen", dependencies: ["CLI"]),

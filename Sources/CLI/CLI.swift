@@ -119,7 +119,7 @@ enum BuildCommand {
             }
         }
         defer {
-            Edition.finishCacheWrites()   // the story cache, written while the build goes on
+            Edition.finishCacheWrites()   // the trace of parsed stories, written while the build goes on
             lock?.release()
         }
         // The output folder is looked at on another core while the site loads (it only reads).

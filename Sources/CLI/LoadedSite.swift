@@ -2,7 +2,7 @@ import Foundation
 import Hub
 import Site
 
-/// What `status` and `next-change` read before anything else: "now", the site (from the story cache when it
+/// What `status` and `next-change` read before anything else: "now", the site (from the trace of parsed stories when it
 /// can, never writing it) and where its ledger is. Problems are printed; nil means exit with 1.
 struct LoadedSite {
     var now: Timestamp

@@ -48,12 +48,17 @@ public struct Engine: Sendable {
     ///
     /// `changed` lists the inputs that may have changed since the last run (from a file watcher, say); nil asks
     /// the provider for the hash of every recorded input. An input left out of `changed` is taken to be unchanged.
+    /// `valuesOfDemand`: also give the value of each demanded key (`Report.values`), decoding kept results.
     /// The calling thread blocks until the run is over (rules are synchronous and run on Dispatch's threads).
-    public mutating func run(demand: [Key], inputs: some InputProvider, changed: Set<Key>? = nil) -> Report {
+    public mutating func run(demand: [Key], inputs: some InputProvider, changed: Set<Key>? = nil,
+                             valuesOfDemand: Bool = false) -> Report {
         let changedHashes = findChanges(inputs: inputs, candidates: changed)
         // The run's copy of the trace must be gone before the commit changes it, or the commit copies it all.
-        let slots = Run(engine: self, inputs: inputs, changed: changedHashes).perform(demand)
-        return commit(slots, demand: demand, changed: changedHashes)
+        let (slots, values) = Run(engine: self, inputs: inputs, changed: changedHashes)
+            .perform(demand, needValues: valuesOfDemand)
+        var report = commit(slots, demand: demand, changed: changedHashes)
+        report.values = values
+        return report
     }
 
     /// The current hash of each recorded input that differs from the recorded one (nil: the provider failed, so
@@ -236,6 +241,8 @@ public struct Report: Sendable {
     public var dropped: [Key] = []
     /// The failures, each once, under the key of the task whose rule threw (or where a cycle closed).
     public var failures: [Key: TaskError] = [:]
+    /// With `valuesOfDemand`: the value of each demanded key, in the order of the demand (nil where it failed).
+    public var values: [(any Sendable)?] = []
 }
 
 /// A task that failed: its key and why. Its dependents fail with the same error.

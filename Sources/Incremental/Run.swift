@@ -58,10 +58,12 @@ final class Run: Sendable {
         self.dirty = dirty
     }
 
-    /// Brings every demanded key up to date; the outcome of each key that was looked at more closely than "clean".
-    func perform(_ demand: [Key]) -> [Key: Slot] {
-        _ = resolve(demand, for: nil, needValue: false)
-        return state.withLock { $0.slots }
+    /// Brings every demanded key up to date; the outcome of each key that was looked at more closely than "clean",
+    /// and with `needValues` the value of each demanded key.
+    func perform(_ demand: [Key], needValues: Bool) -> (slots: [Key: Slot], values: [(any Sendable)?]) {
+        let outcomes = resolve(demand, for: nil, needValue: needValues)
+        let values = needValues ? outcomes.map { (try? $0.get())?.value } : []
+        return (state.withLock { $0.slots }, values)
     }
 
     /// Resolves several keys in parallel for `reader`, each to its outcome.

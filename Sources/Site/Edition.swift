@@ -1,5 +1,4 @@
-import Dispatch
-import Synchronization
+import Incremental
 
 /// The whole site, loaded and validated: config, theme and every story (drafts and future ones included;
 /// which stories a build shows is decided by `EditionFilter`). Nothing downstream re-reads the sources.
@@ -18,8 +17,8 @@ public struct Edition: Sendable {
     public static let contentFolder = "content"
     public static let templatesFolder = "templates"
 
-    /// How `load` uses the story cache (`.newsgen/story-cache` in the site folder).
-    /// Only the holder of the site's build lock may write the cache.
+    /// How `load` uses the parsed stories the last load kept (the trace of `StoryRules`, `.newsgen/trace` in the
+    /// site folder). Only the holder of the site's build lock may write it.
     public enum CacheMode: Sendable {
         /// Read and parse every story; neither read nor write the cache.
         case off
@@ -64,8 +63,7 @@ public struct Edition: Sendable {
 
         let theme = Theme.load(directory: root + "/" + templatesFolder, displayPath: templatesFolder,
                                config: config, diagnostics: &diagnostics)
-        let stories = loadStories(root: root, config: config, cache: cache, cacheKey: StoryCache.key(configBytes: configBytes),
-                                  listed: snapshot?.storyFiles, diagnostics: &diagnostics)
+        let stories = loadStories(root: root, cache: cache, listed: snapshot?.storyFiles, diagnostics: &diagnostics)
         diagnostics += crossCheck(stories)
         guard diagnostics.isEmpty, let theme else { throw SiteError(diagnostics) }
         var digest = Digest()
@@ -137,7 +135,7 @@ public struct Edition: Sendable {
         return digest.value
     }
 
-    /// Waits until the story cache that `load` writes on another thread is on disk: before the process ends.
+    /// Waits until the trace that `load` writes on another thread is on disk: before the process ends.
     public static func finishCacheWrites() { BuildCache.finishWrites() }
 
     /// The story with its bodies: itself when they are loaded, otherwise read again from its file, which
@@ -160,77 +158,49 @@ public struct Edition: Sendable {
     }
 
     /// `listed`: the story files as an `InputSnapshot` found them; nil to look now.
-    private static func loadStories(root: String, config: SiteConfig, cache: CacheMode, cacheKey: UInt64,
-                                    listed: FileSystem.SourceListing?, diagnostics: inout [Diagnostic]) -> [Story] {
+    private static func loadStories(root: String, cache: CacheMode, listed: FileSystem.SourceListing?,
+                                    diagnostics: inout [Diagnostic]) -> [Story] {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
             return []
         }
         let listed = listed ?? storyFiles(in: contentDirectory)
-        let cached = cache.readsCache
-            ? StoryCache.load(site: root, key: cacheKey, config: config) : [:]
-        let parser = StoryParser(config: config)
         diagnostics += Self.diagnostics(listed.problems, in: contentFolder)
-        let files = listed.files
-        // (index, story, problems, whether the file was read, the cache entry's bytes when it is kept as it is)
-        let results = Mutex<[(Int, Story?, [Diagnostic], Bool, ArraySlice<UInt8>?)]>([])
-        let chunk = 64
-        DispatchQueue.concurrentPerform(iterations: (files.count + chunk - 1) / chunk) { block in
-            var local: [(Int, Story?, [Diagnostic], Bool, ArraySlice<UInt8>?)] = []
-            for index in block * chunk..<min(files.count, (block + 1) * chunk) {
-                let (file, stamp) = files[index]
-                let path = contentFolder + "/" + file
-                let entry = cached[file]
-                if let entry, entry.trusted, entry.stamp == stamp, entry.story.sourcePath == path {
-                    local.append((index, entry.story, [], false, entry.written))
-                    continue
-                }
-                let name = String(file.split(separator: "/").last ?? Substring(file))
-                switch Result(catching: { () throws(FileSystem.Failure) in try FileSystem.readInput(contentDirectory + "/" + file) }) {
-                case .success(let bytes):
-                    let hash = Digest.of(bytes)
-                    if let entry, entry.story.contentHash == hash, entry.story.sourcePath == path {
-                        local.append((index, entry.story, [], true, nil))
-                        continue
-                    }
-                    // Bodies are read again for the pages that show them, so that memory does not grow with the
-                    // archive: 10,000 stories hold about 140 MB of Markdown.
-                    var (story, problems) = parser.parse(bytes: bytes, path: path, fileName: name, withBodies: false)
-                    story?.contentHash = hash
-                    let metadataHash = story.map(StoryCache.metadataHash) ?? 0
-                    story?.metadataHash = metadataHash
-                    local.append((index, story, problems, true, nil))
-                case .failure(let error):
-                    local.append((index, nil, [Diagnostic(path: path, message: "cannot read: \(error.reason)")], true, nil))
-                }
-            }
-            results.withLock { $0 += local }
+        let tracePath = StoryRules.tracePath(site: root)
+        var (engine, status) = cache.readsCache
+            ? Engine.load(from: tracePath, rules: StoryRules.rules, world: BuildCache.executableIdentity)
+            : (Engine(rules: StoryRules.rules, world: BuildCache.executableIdentity), .missing)
+        var stamps: [String: FileStamp] = [:]
+        stamps.reserveCapacity(listed.files.count)
+        for (file, stamp) in listed.files { stamps[contentFolder + "/" + file] = stamp }
+        let demand = listed.files.map { Key(StoryRules.story, $0.path) }
+        let report = engine.run(demand: demand, inputs: SiteFiles(root: root, listed: stamps), valuesOfDemand: true)
+        var stories: [Story] = []
+        stories.reserveCapacity(demand.count)
+        for case let parsed as ParsedStory in report.values {
+            diagnostics += parsed.problems
+            if let story = parsed.story { stories.append(story) }
         }
-        // Stories are large values: they are put in place by index, never moved by a sort.
-        var found = [(story: Story?, problems: [Diagnostic], read: Bool, written: ArraySlice<UInt8>?)](
-            repeating: (nil, [], false, nil), count: files.count)
-        for (index, story, problems, read, written) in results.withLock({ $0 }) {
-            found[index] = (story, problems, read, written)
-        }
-        var anyRead = false
-        var keep: [(file: String, stamp: FileStamp, story: Story, written: ArraySlice<UInt8>?)] = []
-        keep.reserveCapacity(files.count)
-        for index in found.indices {
-            diagnostics += found[index].problems
-            anyRead = anyRead || found[index].read
-            if let story = found[index].story {
-                keep.append((files[index].path, files[index].stamp, story, found[index].written))
+        for failure in report.failures.values.sorted(by: { $0.key < $1.key }) {
+            if let error = failure.reason as? FileSystem.Failure {
+                diagnostics.append(Diagnostic(path: error.path, message: error.reason))
+            } else {
+                diagnostics.append(Diagnostic(path: failure.key.name, message: "\(failure.reason)"))
             }
         }
-        if let lock = cache.writer, !cache.readsCache || anyRead || keep.count != cached.count {
-            precondition(lock.site == root, "the story cache is written under its own site's lock")
-            StoryCache.saveInBackground(site: root, key: cacheKey, entries: keep)
+        if let lock = cache.writer, status != .loaded || !report.ran.isEmpty || !report.dropped.isEmpty {
+            precondition(lock.site == root, "the trace is written under its own site's lock")
+            let finished = engine
+            BuildCache.inBackground {
+                try? FileSystem.createDirectories(root + "/" + BuildCache.storyCacheFolder)
+                try? finished.save(to: tracePath)   // without it, the next build parses every story again
+            }
         }
         // Sorted by keys taken out once: comparing the stories themselves reads each one's fields on every step.
-        let keys = keep.map { (seconds: $0.story.published.secondsSinceEpoch, id: $0.story.id) }
+        let keys = stories.map { (seconds: $0.published.secondsSinceEpoch, id: $0.id) }
         let order = keys.indices.sorted { newestFirst(keys[$0], keys[$1]) }
-        return order.map { keep[$0].story }
+        return order.map { stories[$0] }
     }
 
     /// The story files under a content folder (relative paths, sorted) with their stamps, and the problems that
