@@ -159,13 +159,24 @@ public struct Engine: Sendable {
 
 /// The name of a task or an input: what it is (`kind`, which selects its rule) and which one (`name`).
 public struct Key: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public var kind: String
-    public var name: String
+    public let kind: String
+    public let name: String
+    /// A hash of both, made once: a run looks keys up in tables many times each (tens of thousands of keys), and
+    /// hashing the strings on every lookup was a good part of loading, running and saving a trace.
+    private let digest: UInt64
 
     public init(_ kind: String, _ name: String = "") {
         self.kind = kind
         self.name = name
+        var hasher = ContentHasher()
+        hasher.combine(kind)
+        hasher.combine(name)
+        digest = hasher.value
     }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+    public static func == (a: Key, b: Key) -> Bool { a.digest == b.digest && a.name == b.name && a.kind == b.kind }
 
     public static func < (a: Key, b: Key) -> Bool { (a.kind, a.name) < (b.kind, b.name) }
 

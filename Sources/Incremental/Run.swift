@@ -104,8 +104,14 @@ final class Run: Sendable {
     /// The current hash of `key`, and its value when `needValue` (else maybe nil), computing it if need be.
     func resolve(_ key: Key, for reader: Key?, needValue: Bool) throws(TaskError) -> Resolved {
         // Most keys of a run are clean, and a clean hash is the recorded one: no need for the lock.
-        if !needValue, !dirty.contains(key), let old = trace[key], !old.failed, old.isInput == (rules[key.kind] == nil) {
-            return Resolved(hash: old.hash, value: nil)
+        if !dirty.contains(key), let old = trace[key], !old.failed, old.isInput == (rules[key.kind] == nil) {
+            if !needValue { return Resolved(hash: old.hash, value: nil) }
+            // A clean result's kept value, decoded without claiming the key: decoding is pure, and a process that
+            // needs the stories of a whole archive would otherwise take the lock twice for each.
+            if let value = old.value { return Resolved(hash: old.hash, value: value) }
+            if let bytes = old.kept, case .bytes(let codec)? = rules[key.kind]?.keep, let value = codec.decode(bytes) {
+                return Resolved(hash: old.hash, value: value)
+            }
         }
         while true {
             let step = try state.withLock { state throws(TaskError) -> Step in
