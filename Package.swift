@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "Incremental"),   // the generic incremental engine: no news knowledge
         .target(name: "Templates"),
         .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates", "Incremental"]),
-        .target(name: "Hub", dependencies: ["Site", "HTTP", "Signing", "Templates"]),
+        .target(name: "Hub", dependencies: ["Site", "HTTP", "Signing", "Templates", "Incremental"]),
         .target(name: "CLI", dependencies: ["Site", "Hub"]),
         .executableTarget(name: "newsgen", dependencies: ["CLI"]),
 

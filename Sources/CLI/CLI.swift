@@ -138,13 +138,13 @@ enum BuildCommand {
         do throws(SiteError) {
             let cache: Edition.CacheMode = lock.map { parsed.flags.contains("--clean") ? .rebuild($0) : .readWrite($0) } ?? .read
             edition = try Edition.load(directory: site, baseURLOverride: parsed.options["--base-url"],
-                                       cache: cache, snapshot: snapshot)
+                                       cache: cache, snapshot: snapshot, checks: [PushCheck.storyCheck])
             ProcessExit.keep(edition)
         } catch {
             return report(error, console: console)
         }
         // The site and the hub each know their own rules (the Site module knows nothing of the hub's).
-        let hubProblems = PushCheck.diagnostics(edition, now: now)
+        let hubProblems = PushCheck.diagnostics(edition)
         if !hubProblems.isEmpty { return report(SiteError(hubProblems), console: console) }
         guard let lock else {   // check
             let shown = edition.stories.filter(filter.shows).count

@@ -41,6 +41,10 @@ public struct Engine: Sendable {
     /// How many tasks and inputs the trace records (failed ones included).
     public var recordedCount: Int { trace.count }
 
+    /// The keys of one kind that the last run demanded (to demand them again before knowing whether they are all
+    /// still wanted, say).
+    public func demanded(kind: String) -> [Key] { roots.filter { $0.kind == kind } }
+
     /// The hash recorded for a key, or nil when the trace has none or the key failed.
     public func recordedHash(of key: Key) -> UInt64? { trace[key].flatMap { $0.failed ? nil : $0.hash } }
 

@@ -12,6 +12,8 @@ public struct Edition: Sendable {
     /// A hash of everything besides the stories that the pages are built from: the newsgen binary, the config
     /// file, the effective base URL and every file of the theme. Part of every output's fingerprint.
     public let fingerprint: UInt64
+    /// What each `StoryCheck` given to `load` found, by its kind: the stories it applies to, each with its value.
+    public let checked: [String: [(story: Story, value: any Sendable)]]
 
     public static let configFile = "newsgen.yml"
     public static let contentFolder = "content"
@@ -51,8 +53,9 @@ public struct Edition: Sendable {
     /// when they were cached.
     /// `snapshot`: the site as `InputSnapshot.take` found it (with the same directory and base URL override); its
     /// config bytes and story files are used rather than read again.
+    /// `checks`: work of other modules on each story, done by the same engine run (see `StoryCheck`).
     public static func load(directory: String, baseURLOverride: String? = nil, cache: CacheMode = .off,
-                            snapshot: InputSnapshot? = nil) throws(SiteError) -> Edition {
+                            snapshot: InputSnapshot? = nil, checks: [StoryCheck] = []) throws(SiteError) -> Edition {
         let root = FileSystem.absolute(directory)
         let snapshot = snapshot.flatMap { $0.root == root ? $0 : nil }
         var diagnostics: [Diagnostic] = []
@@ -63,7 +66,8 @@ public struct Edition: Sendable {
 
         let theme = Theme.load(directory: root + "/" + templatesFolder, displayPath: templatesFolder,
                                config: config, diagnostics: &diagnostics)
-        let stories = loadStories(root: root, cache: cache, listed: snapshot?.storyFiles, diagnostics: &diagnostics)
+        let (stories, checked) = loadStories(root: root, cache: cache, listed: snapshot?.storyFiles, checks: checks,
+                                             options: ["base-url": baseURLOverride ?? ""], diagnostics: &diagnostics)
         diagnostics += crossCheck(stories)
         guard diagnostics.isEmpty, let theme else { throw SiteError(diagnostics) }
         var digest = Digest()
@@ -71,7 +75,8 @@ public struct Edition: Sendable {
         digest.add(configBytes)
         digest.add(config.baseURL)
         digest.add(snapshot?.themeDigest ?? themeDigest(root: root))   // the snapshot has read the theme once already
-        var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value)
+        var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value,
+                              checked: checked)
         edition.inputs = snapshot
         return edition
     }
@@ -159,29 +164,56 @@ public struct Edition: Sendable {
 
     /// `listed`: the story files as an `InputSnapshot` found them; nil to look now.
     private static func loadStories(root: String, cache: CacheMode, listed: FileSystem.SourceListing?,
-                                    diagnostics: inout [Diagnostic]) -> [Story] {
+                                    checks: [StoryCheck], options: [String: String], diagnostics: inout [Diagnostic])
+        -> (stories: [Story], checked: [String: [(story: Story, value: any Sendable)]]) {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
-            return []
+            return ([], [:])
         }
         let listed = listed ?? storyFiles(in: contentDirectory)
         diagnostics += Self.diagnostics(listed.problems, in: contentFolder)
         let tracePath = StoryRules.tracePath(site: root)
+        let rules = checks.reduce(into: StoryRules.rules) { rules, check in rules.merge(check.rules) { own, _ in own } }
         var (engine, status) = cache.readsCache
-            ? Engine.load(from: tracePath, rules: StoryRules.rules, world: BuildCache.executableIdentity)
-            : (Engine(rules: StoryRules.rules, world: BuildCache.executableIdentity), .missing)
+            ? Engine.load(from: tracePath, rules: rules, world: BuildCache.executableIdentity)
+            : (Engine(rules: rules, world: BuildCache.executableIdentity), .missing)
         var stamps: [String: FileStamp] = [:]
         stamps.reserveCapacity(listed.files.count)
         for (file, stamp) in listed.files { stamps[contentFolder + "/" + file] = stamp }
-        let demand = listed.files.map { Key(StoryRules.story, $0.path) }
-        let report = engine.run(demand: demand, inputs: SiteFiles(root: root, listed: stamps), valuesOfDemand: true)
-        var stories: [Story] = []
-        stories.reserveCapacity(demand.count)
-        for case let parsed as ParsedStory in report.values {
-            diagnostics += parsed.problems
-            if let story = parsed.story { stories.append(story) }
+        let inputs = SiteFiles(root: root, listed: stamps, options: options)
+        let storyKeys = listed.files.map { Key(StoryRules.story, $0.path) }
+        // The checks' tasks are known only once the stories are: first those the last run demanded, then, when
+        // the stories call for others, a second run (which finds no input changed, so it costs lookups).
+        var checkKeys = checks.flatMap { check in
+            engine.demanded(kind: check.kind).filter { stamps[contentFolder + "/" + $0.name] != nil }.sorted()
         }
+        var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, valuesOfDemand: true)
+        var stories: [(name: String, story: Story)] = []
+        stories.reserveCapacity(storyKeys.count)
+        for (key, value) in zip(storyKeys, report.values) {
+            guard let parsed = value as? ParsedStory else { continue }
+            diagnostics += parsed.problems
+            if let story = parsed.story { stories.append((key.name, story)) }
+        }
+        let wanted = checks.flatMap { check in
+            stories.filter { check.applies($0.story) }.map { Key(check.kind, $0.name) }.sorted()
+        }
+        var changed = !report.ran.isEmpty || !report.dropped.isEmpty
+        if wanted != checkKeys {
+            checkKeys = wanted
+            let again = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: [], valuesOfDemand: true)
+            changed = changed || !again.ran.isEmpty || !again.dropped.isEmpty
+            report.failures.merge(again.failures) { first, _ in first }
+            report.values = again.values
+        }
+        var checked: [String: [(story: Story, value: any Sendable)]] = [:]
+        let storyByName = Dictionary(stories.map { ($0.name, $0.story) }, uniquingKeysWith: { first, _ in first })
+        for (key, value) in zip(checkKeys, report.values[storyKeys.count...]) {
+            guard let value, let story = storyByName[key.name] else { continue }
+            checked[key.kind, default: []].append((story, value))
+        }
+        for check in checks where checked[check.kind] == nil { checked[check.kind] = [] }
         for failure in report.failures.values.sorted(by: { $0.key < $1.key }) {
             if let error = failure.reason as? FileSystem.Failure {
                 diagnostics.append(Diagnostic(path: error.path, message: error.reason))
@@ -189,7 +221,7 @@ public struct Edition: Sendable {
                 diagnostics.append(Diagnostic(path: failure.key.name, message: "\(failure.reason)"))
             }
         }
-        if let lock = cache.writer, status != .loaded || !report.ran.isEmpty || !report.dropped.isEmpty {
+        if let lock = cache.writer, status != .loaded || changed {
             precondition(lock.site == root, "the trace is written under its own site's lock")
             let finished = engine
             BuildCache.inBackground {
@@ -198,9 +230,9 @@ public struct Edition: Sendable {
             }
         }
         // Sorted by keys taken out once: comparing the stories themselves reads each one's fields on every step.
-        let keys = stories.map { (seconds: $0.published.secondsSinceEpoch, id: $0.id) }
+        let keys = stories.map { (seconds: $0.story.published.secondsSinceEpoch, id: $0.story.id) }
         let order = keys.indices.sorted { newestFirst(keys[$0], keys[$1]) }
-        return order.map { stories[$0] }
+        return (order.map { stories[$0].story }, checked)
     }
 
     /// The story files under a content folder (relative paths, sorted) with their stamps, and the problems that

@@ -13,6 +13,10 @@ enum StoryRules {
     static let config = "config"
     /// A story file, by its path relative to `content/`: a `ParsedStory`.
     static let story = "story"
+    /// Input: a command-line option that changes what the site is made of (`base-url`), "" when not given.
+    static let option = "option"
+    /// Input: the names of the files in a folder of the site (sorted), by its path relative to the site folder.
+    static let folder = "folder"
 
     static func tracePath(site: String) -> String { site + "/" + BuildCache.storyCacheFolder + "/trace" }
 
@@ -73,7 +77,49 @@ struct ParsedStory: Sendable {
     }
 }
 
-/// The engine's inputs: files of the site folder.
+/// Work that another module adds to loading a site, done by the same engine run as the stories and kept in the
+/// same trace (the hub's check of each breaking story): `rules` holds a rule of `kind`, named like a story task (the
+/// file's path under `content/`), for each story that `applies` to, and any rules it reads. Such a rule reads the
+/// story and the rest of the site through `SiteTasks`.
+public struct StoryCheck: Sendable {
+    public let kind: String
+    public let rules: [String: Rule]
+    public let applies: @Sendable (Story) -> Bool
+
+    public init(kind: String, rules: [String: Rule], applies: @escaping @Sendable (Story) -> Bool) {
+        self.kind = kind
+        self.rules = rules
+        self.applies = applies
+    }
+}
+
+/// How a `StoryCheck`'s rules read the site: everything through their `Fetch`, so the engine knows what they used.
+public enum SiteTasks {
+    /// The story of a story task's name (its file's path under `content/`), nil when the file has problems.
+    public static func story(_ name: String, _ fetch: Fetch) throws -> Story? {
+        try fetch.value(Key(StoryRules.story, name), as: ParsedStory.self).story
+    }
+
+    /// `newsgen.yml` as the build sees it: with the `--base-url` override, when one was given.
+    public static func config(_ fetch: Fetch) throws -> SiteConfig {
+        var config = try fetch.value(Key(StoryRules.config), as: SiteConfig.self)
+        let override = try fetch.value(Key(StoryRules.option, "base-url"), as: String.self)
+        if !override.isEmpty { config.baseURL = override.hasSuffix("/") ? override : override + "/" }
+        return config
+    }
+
+    /// The names of the files in a folder of the site (relative to the site folder), sorted; none when it is missing.
+    public static func files(in folder: String, _ fetch: Fetch) throws -> [String] {
+        try fetch.value(Key(StoryRules.folder, folder), as: [String].self)
+    }
+
+    /// The bytes of a file of the site (relative to the site folder).
+    public static func bytes(of path: String, _ fetch: Fetch) throws -> [UInt8] {
+        try fetch.value(Key(StoryRules.file, path), as: [UInt8].self)
+    }
+}
+
+/// The engine's inputs: files and folders of the site folder, and the options that change what it is made of.
 ///
 /// A file's hash is its stamp (size, time, inode), which costs no read, unless the file changed in the last two
 /// seconds: a later change within the file system's clock tick could keep the same stamp, so such a file is
@@ -82,20 +128,35 @@ struct SiteFiles: InputProvider {
     let root: String
     /// The stamps of the story files as the listing of `content/` found them, by path relative to the site.
     let listed: [String: FileStamp]
+    let options: [String: String]
     let trustedBefore: Int64
 
-    init(root: String, listed: [String: FileStamp]) {
+    init(root: String, listed: [String: FileStamp], options: [String: String]) {
         self.root = root
         self.listed = listed
+        self.options = options
         trustedBefore = BuildCache.nowNanoseconds() - 2_000_000_000
     }
 
     func hash(of input: Key) throws -> UInt64 {
+        if input.kind == StoryRules.option || input.kind == StoryRules.folder { return try read(input).hash }
         guard let stamp = try stamp(input) else { return try read(input).hash }
         return Self.hash(stamp)
     }
 
     func read(_ input: Key) throws -> Output {
+        if input.kind == StoryRules.option {
+            let value = options[input.name] ?? ""
+            return Output(value, hash: ContentHasher.hash(value))
+        }
+        if input.kind == StoryRules.folder {
+            // Regular files, and links to them, not hidden: what the site's loaders take from a folder.
+            let names = FileSystem.entries(of: root + "/" + input.name)
+                .filter { !$0.hasPrefix(".") && FileStamp.of(root + "/" + input.name + "/" + $0) != nil }.sorted()
+            var hasher = ContentHasher()
+            for name in names { hasher.combine(name) }
+            return Output(names, hash: hasher.value)
+        }
         let stamp = try stamp(input)   // before the read: a change after it is found next time
         let bytes: [UInt8]
         do {
