@@ -126,7 +126,14 @@ final class Run: Sendable {
             case .claimed(let plan, let finished):
                 let outcome = compute(key, plan, needValue: needValue)
                 state.withLock { state in
-                    state.slots[key] = outcome
+                    // An input's value (a file's bytes) is not kept for the rest of the run: another reader reads it
+                    // again, and a run over a whole archive would otherwise hold every file until it ends.
+                    if case .done(var done) = outcome, case .input = done.kind {
+                        done.value = nil
+                        state.slots[key] = .done(done)
+                    } else {
+                        state.slots[key] = outcome
+                    }
                     state.stopReading(key, for: reader)
                 }
                 finished.leave()
