@@ -17,7 +17,6 @@ struct LoadedSite {
         }
         do {
             let edition = try Edition.load(directory: parsed.options["--site"] ?? ".", cache: .read)
-            ProcessExit.keep(edition)
             return LoadedSite(now: now, edition: edition, ledgerPath: ledgerFile(parsed.options["--ledger"], edition: edition))
         } catch {
             console.err(error.description)

@@ -201,7 +201,6 @@ public enum SiteBuilder {
         let (generated, generatedGroups) = generatedFiles.withLock { $0 }
         let outputs = pages + generated
         let paths = pagePaths + generated.map { path($0, stories: stories, context: context) }
-        ProcessExit.keep((context, pages, paths, existingFiles, existingFileStamps, writer))   // tables of 30,000 strings: freed by the exit
         for index in pages.count..<outputs.count where failures.withLock({ $0.isEmpty }) {
             var none: (index: Int, story: Story)?
             do {
