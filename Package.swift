@@ -34,8 +34,8 @@ let package = Package(
         // Domain modules.
         .target(name: "Incremental"),   // the generic incremental engine: no news knowledge
         .target(name: "Templates"),
-        .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates", "Images"]),
-        .target(name: "Hub", dependencies: ["Site", "HTTP", "Signing", "Templates"]),
+        .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates", "Incremental", "Images"]),
+        .target(name: "Hub", dependencies: ["Site", "HTTP", "Signing", "Templates", "Incremental"]),
         .target(name: "LiveSite", dependencies: ["Site", "Hub", "HTTPServer"]),   // newsgen serve
         .target(name: "CLI", dependencies: ["Site", "Hub", "LiveSite"]),
         .executableTarget(name: "newsgen", dependencies: ["CLI"]),

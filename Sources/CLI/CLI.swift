@@ -77,7 +77,6 @@ public enum CLI {
             }
             pointer += 1
         }
-        ProcessExit.releaseValuesAtExit()
         let code = await run(Array(CommandLine.arguments.dropFirst()), environment: environment, console: StandardConsole())
         exit(code)
     }
@@ -110,48 +109,28 @@ enum BuildCommand {
         let filter = EditionFilter(now: now, includeDrafts: parsed.flags.contains("--drafts"),
                                    includeFuture: parsed.flags.contains("--future"))
         let buildOptions = BuildOptions(output: parsed.options["--output"], filter: filter, clean: parsed.flags.contains("--clean"))
-        // A build holds the lock from before it reads the cache until the cache and the output are written.
-        var lock: BuildLock?
-        if writes {
+        guard writes else {
+            let edition: Edition
             do throws(SiteError) {
-                lock = try BuildLock.acquire(site: site, output: buildOptions.output, timeout: lockTimeout) { console.err($0) }
+                edition = try Edition.load(directory: site, baseURLOverride: parsed.options["--base-url"], cache: .read,
+                                           checks: [PushCheck.storyCheck])
             } catch {
                 return report(error, console: console)
             }
-        }
-        defer {
-            Edition.finishCacheWrites()   // the story cache, written while the build goes on
-            lock?.release()
-        }
-        // The output folder is looked at on another core while the site loads (it only reads).
-        let survey = lock.map { OutputSurvey.start(lock: $0, clean: buildOptions.clean) }
-        if let survey { ProcessExit.keep(survey) }
-        // What the site is made from, as the file system shows it: when the output folder holds a build of exactly
-        // that, with the same flags, and the time has not moved past anything, there is nothing to do.
-        let snapshot = writes ? InputSnapshot.take(directory: site, baseURLOverride: parsed.options["--base-url"]) : nil
-        if let snapshot, let survey {
-            if let report = SiteBuilder.upToDate(snapshot, survey: survey, options: buildOptions) {
-                console.out(summary(report, since: started))
-                return ExitCode.success
-            }
-        }
-        let edition: Edition
-        do throws(SiteError) {
-            let cache: Edition.CacheMode = lock.map { parsed.flags.contains("--clean") ? .rebuild($0) : .readWrite($0) } ?? .read
-            edition = try Edition.load(directory: site, baseURLOverride: parsed.options["--base-url"],
-                                       cache: cache, snapshot: snapshot)
-            ProcessExit.keep(edition)
-        } catch {
-            return report(error, console: console)
-        }
-        // The site and the hub each know their own rules (the Site module knows nothing of the hub's).
-        let hubProblems = PushCheck.diagnostics(edition, now: now)
-        if !hubProblems.isEmpty { return report(SiteError(hubProblems), console: console) }
-        guard let lock else {   // check
+            let hubProblems = PushCheck.diagnostics(edition)
+            if !hubProblems.isEmpty { return report(SiteError(hubProblems), console: console) }
             let shown = edition.stories.filter(filter.shows).count
             console.out("checked \(edition.stories.count) stories (\(shown) would be published), \(edition.config.languages.count) languages: no problems")
             return ExitCode.success
         }
+        // A build holds the lock from before it reads the cache until the cache and the output are written.
+        let lock: BuildLock
+        do throws(SiteError) {
+            lock = try BuildLock.acquire(site: site, output: buildOptions.output, timeout: lockTimeout) { console.err($0) }
+        } catch {
+            return report(error, console: console)
+        }
+        defer { lock.release() }
         let quiet = parsed.flags.contains("--quiet")
         let interactive = console.isInteractive && !quiet
         var progress: (@Sendable (Int, Int) -> Void)?
@@ -161,9 +140,10 @@ enum BuildCommand {
             }
         }
         do throws(SiteError) {
-            let report = try SiteBuilder.build(edition, options: buildOptions, lock: lock, survey: survey, progress: progress)
+            let built = try SiteBuild.run(site: site, baseURLOverride: parsed.options["--base-url"], options: buildOptions,
+                                          lock: lock, progress: progress)
             if interactive { StandardConsole().progress("") }
-            console.out(summary(report, since: started))
+            console.out(summary(built, since: started))
             return ExitCode.success
         } catch {
             if interactive { StandardConsole().progress("") }

@@ -2,7 +2,7 @@ import Foundation
 import Hub
 import Site
 
-/// What `status` and `next-change` read before anything else: "now", the site (from the story cache when it
+/// What `status` and `next-change` read before anything else: "now", the site (from the trace of parsed stories when it
 /// can, never writing it) and where its ledger is. Problems are printed; nil means exit with 1.
 struct LoadedSite {
     var now: Timestamp
@@ -17,7 +17,6 @@ struct LoadedSite {
         }
         do {
             let edition = try Edition.load(directory: parsed.options["--site"] ?? ".", cache: .read)
-            ProcessExit.keep(edition)
             return LoadedSite(now: now, edition: edition, ledgerPath: ledgerFile(parsed.options["--ledger"], edition: edition))
         } catch {
             console.err(error.description)

@@ -42,7 +42,6 @@ enum PublishCommand {
             // Only a build writes the build cache (under its lock); publish reads it.
             edition = try Edition.load(directory: parsed.options["--site"] ?? ".", baseURLOverride: parsed.options["--base-url"],
                                        cache: .read)
-            ProcessExit.keep(edition)
         } catch {
             console.err(error.description)
             return ExitCode.failure

@@ -178,8 +178,13 @@ public struct NotificationPlanner: Sendable {
 
     /// The story's notification, or why the hub or the config's rules do not allow one.
     func notification(for story: Story, links: Permalinks) -> Result<Notification, PlanProblem> {
+        Self.notification(for: story, config: edition.config, now: now, links: links)
+    }
+
+    /// The same from the config alone (what `PushCheck`'s task of each story reads).
+    static func notification(for story: Story, config: SiteConfig, now: Timestamp, links: Permalinks) -> Result<Notification, PlanProblem> {
+        let settings = config.push
         let revision = story.push.revision
-        let config = edition.config
         let tags: TagExpression
         do {
             tags = try TagExpression(anyOf: story.categories.map(\.name))

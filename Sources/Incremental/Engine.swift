@@ -41,6 +41,10 @@ public struct Engine: Sendable {
     /// How many tasks and inputs the trace records (failed ones included).
     public var recordedCount: Int { trace.count }
 
+    /// The keys of one kind that the last run demanded (to demand them again before knowing whether they are all
+    /// still wanted, say).
+    public func demanded(kind: String) -> [Key] { roots.filter { $0.kind == kind } }
+
     /// The hash recorded for a key, or nil when the trace has none or the key failed.
     public func recordedHash(of key: Key) -> UInt64? { trace[key].flatMap { $0.failed ? nil : $0.hash } }
 
@@ -48,12 +52,17 @@ public struct Engine: Sendable {
     ///
     /// `changed` lists the inputs that may have changed since the last run (from a file watcher, say); nil asks
     /// the provider for the hash of every recorded input. An input left out of `changed` is taken to be unchanged.
+    /// `valuesOfDemand`: also give the value of each demanded key (`Report.values`), decoding kept results.
     /// The calling thread blocks until the run is over (rules are synchronous and run on Dispatch's threads).
-    public mutating func run(demand: [Key], inputs: some InputProvider, changed: Set<Key>? = nil) -> Report {
+    public mutating func run(demand: [Key], inputs: some InputProvider, changed: Set<Key>? = nil,
+                             valuesOfDemand: Bool = false) -> Report {
         let changedHashes = findChanges(inputs: inputs, candidates: changed)
         // The run's copy of the trace must be gone before the commit changes it, or the commit copies it all.
-        let slots = Run(engine: self, inputs: inputs, changed: changedHashes).perform(demand)
-        return commit(slots, demand: demand, changed: changedHashes)
+        let (slots, values) = Run(engine: self, inputs: inputs, changed: changedHashes)
+            .perform(demand, needValues: valuesOfDemand)
+        var report = commit(slots, demand: demand, changed: changedHashes)
+        report.values = values
+        return report
     }
 
     /// The current hash of each recorded input that differs from the recorded one (nil: the provider failed, so
@@ -154,13 +163,24 @@ public struct Engine: Sendable {
 
 /// The name of a task or an input: what it is (`kind`, which selects its rule) and which one (`name`).
 public struct Key: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public var kind: String
-    public var name: String
+    public let kind: String
+    public let name: String
+    /// A hash of both, made once: a run looks keys up in tables many times each (tens of thousands of keys), and
+    /// hashing the strings on every lookup was a good part of loading, running and saving a trace.
+    private let digest: UInt64
 
     public init(_ kind: String, _ name: String = "") {
         self.kind = kind
         self.name = name
+        var hasher = ContentHasher()
+        hasher.combine(kind)
+        hasher.combine(name)
+        digest = hasher.value
     }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+    public static func == (a: Key, b: Key) -> Bool { a.digest == b.digest && a.name == b.name && a.kind == b.kind }
 
     public static func < (a: Key, b: Key) -> Bool { (a.kind, a.name) < (b.kind, b.name) }
 
@@ -236,6 +256,8 @@ public struct Report: Sendable {
     public var dropped: [Key] = []
     /// The failures, each once, under the key of the task whose rule threw (or where a cycle closed).
     public var failures: [Key: TaskError] = [:]
+    /// With `valuesOfDemand`: the value of each demanded key, in the order of the demand (nil where it failed).
+    public var values: [(any Sendable)?] = []
 }
 
 /// A task that failed: its key and why. Its dependents fail with the same error.

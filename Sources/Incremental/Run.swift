@@ -58,10 +58,12 @@ final class Run: Sendable {
         self.dirty = dirty
     }
 
-    /// Brings every demanded key up to date; the outcome of each key that was looked at more closely than "clean".
-    func perform(_ demand: [Key]) -> [Key: Slot] {
-        _ = resolve(demand, for: nil, needValue: false)
-        return state.withLock { $0.slots }
+    /// Brings every demanded key up to date; the outcome of each key that was looked at more closely than "clean",
+    /// and with `needValues` the value of each demanded key.
+    func perform(_ demand: [Key], needValues: Bool) -> (slots: [Key: Slot], values: [(any Sendable)?]) {
+        let outcomes = resolve(demand, for: nil, needValue: needValues)
+        let values = needValues ? outcomes.map { (try? $0.get())?.value } : []
+        return (state.withLock { $0.slots }, values)
     }
 
     /// Resolves several keys in parallel for `reader`, each to its outcome.
@@ -102,8 +104,14 @@ final class Run: Sendable {
     /// The current hash of `key`, and its value when `needValue` (else maybe nil), computing it if need be.
     func resolve(_ key: Key, for reader: Key?, needValue: Bool) throws(TaskError) -> Resolved {
         // Most keys of a run are clean, and a clean hash is the recorded one: no need for the lock.
-        if !needValue, !dirty.contains(key), let old = trace[key], !old.failed, old.isInput == (rules[key.kind] == nil) {
-            return Resolved(hash: old.hash, value: nil)
+        if !dirty.contains(key), let old = trace[key], !old.failed, old.isInput == (rules[key.kind] == nil) {
+            if !needValue { return Resolved(hash: old.hash, value: nil) }
+            // A clean result's kept value, decoded without claiming the key: decoding is pure, and a process that
+            // needs the stories of a whole archive would otherwise take the lock twice for each.
+            if let value = old.value { return Resolved(hash: old.hash, value: value) }
+            if let bytes = old.kept, case .bytes(let codec)? = rules[key.kind]?.keep, let value = codec.decode(bytes) {
+                return Resolved(hash: old.hash, value: value)
+            }
         }
         while true {
             let step = try state.withLock { state throws(TaskError) -> Step in
@@ -118,7 +126,14 @@ final class Run: Sendable {
             case .claimed(let plan, let finished):
                 let outcome = compute(key, plan, needValue: needValue)
                 state.withLock { state in
-                    state.slots[key] = outcome
+                    // An input's value (a file's bytes) is not kept for the rest of the run: another reader reads it
+                    // again, and a run over a whole archive would otherwise hold every file until it ends.
+                    if case .done(var done) = outcome, case .input = done.kind {
+                        done.value = nil
+                        state.slots[key] = .done(done)
+                    } else {
+                        state.slots[key] = outcome
+                    }
                     state.stopReading(key, for: reader)
                 }
                 finished.leave()

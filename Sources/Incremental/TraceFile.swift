@@ -59,11 +59,12 @@ extension Engine {
             }
             written += count
         }
-        let synced = fsync(fd) == 0
-        let reason = Self.lastError()
         close(fd)
-        guard synced, rename(temporary, path) == 0 else {
-            let reason = synced ? Self.lastError() : reason
+        // Not synced, and the old file removed before the rename: renaming over a file makes ext4 write the new one
+        // out at once, and a trace lost or torn by a crash fails its checksum, which only means a full run.
+        unlink(path)
+        guard rename(temporary, path) == 0 else {
+            let reason = Self.lastError()
             unlink(temporary)
             throw TraceFileError(path: path, reason: reason)
         }
@@ -74,24 +75,26 @@ extension Engine {
         var kindList: [String] = []
         var index: [Key: Int] = [:]
         index.reserveCapacity(trace.count)
-        let keys = Array(trace.keys)
-        for (position, key) in keys.enumerated() {
+        var keptSize = 0
+        for (position, (key, entry)) in trace.enumerated() {
             index[key] = position
+            keptSize += entry.kept?.count ?? 0
             if kinds[key.kind] == nil {
                 kinds[key.kind] = kindList.count
                 kindList.append(key.kind)
             }
         }
         var out = TraceWriter()
+        out.bytes.reserveCapacity(Self.headerSize + keptSize + 64 * trace.count)
+        out.bytes += [UInt8](repeating: 0, count: Self.headerSize)   // filled in last
         out.number(kindList.count)
         for kind in kindList { out.text(kind) }
-        out.number(keys.count)
-        for key in keys {
+        out.number(trace.count)
+        for key in trace.keys {   // a dictionary not changed in between lists its keys in the same order
             out.number(kinds[key.kind]!)
             out.text(key.name)
         }
-        for key in keys {
-            let entry = trace[key]!
+        for (key, entry) in trace {
             out.bytes.append((entry.isInput ? 1 : 0) | (roots.contains(key) ? 2 : 0) | (entry.kept != nil ? 4 : 0)
                              | (entry.failed ? 8 : 0))
             out.word(entry.hash)
@@ -111,9 +114,10 @@ extension Engine {
         header.bytes = Self.magic
         withUnsafeBytes(of: Self.formatVersion.littleEndian) { header.bytes += $0 }
         header.word(world)
-        header.word(UInt64(out.bytes.count))
-        header.word(ContentHasher.hash(out.bytes))
-        return header.bytes + out.bytes
+        header.word(UInt64(out.bytes.count - Self.headerSize))
+        header.word(ContentHasher.hash(out.bytes[Self.headerSize...]))
+        out.bytes.replaceSubrange(0..<Self.headerSize, with: header.bytes)
+        return out.bytes
     }
 
     mutating func decode(_ bytes: [UInt8]) throws(TraceReader.Problem) {
@@ -245,7 +249,8 @@ struct TraceReader {
     }
 
     mutating func word() throws(Problem) -> UInt64 {
-        try take(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let word = try take(8)
+        return word.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
 
     mutating func text() throws(Problem) -> String {

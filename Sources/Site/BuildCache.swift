@@ -6,13 +6,9 @@ import Glibc
 
 /// The build cache: what the next build needs to know exactly what changed.
 ///
-/// Two files (and the feed texts of `FeedEntries`, `.newsgen/feed-entries`), all rebuilt from scratch whenever they
-/// are missing, unreadable, corrupted or written by another newsgen binary (any rebuild of newsgen invalidates them):
-/// - `<site>/.newsgen/story-cache`: every story file that parsed without problems, keyed by its path, with its
-///   size, modification time (nanoseconds), inode and a hash of its bytes, and the parsed metadata (never the
-///   bodies). A file whose size, time or inode differ is read and parsed again; a file modified less than two
-///   seconds before the cache was written is re-hashed, because a second change within the timestamp's
-///   resolution would keep size and time.
+/// Besides the engine's trace of parsed stories (`StoryRules`, `.newsgen/trace`) and the feed texts of
+/// `FeedEntries` (`.newsgen/feed-entries`), rebuilt from scratch whenever it is missing, unreadable, corrupted or
+/// written by another newsgen binary (any rebuild of newsgen invalidates it):
 /// - `<site>/.newsgen/build-<hash of the output folder's absolute path>`: every output file with a fingerprint of everything it was rendered from
 ///   (the newsgen binary, config, theme, base URL, --drafts/--future, the hashes of the stories it shows, its
 ///   pagination, and "now" where a page depends on it), and the file's size and time after the build. An output
@@ -25,7 +21,6 @@ import Glibc
 ///   that it is never deployed and the output stays byte-identical between builds.
 enum BuildCache {
     static let storyCacheFolder = ".newsgen"
-    static let storyCacheFile = "story-cache"
     static let outputCachePrefix = "build-"
     static let formatVersion: UInt64 = 4
 
@@ -92,7 +87,7 @@ enum BuildCache {
 
     /// Writes `bytes` and their checksum to `path` (temporary file + rename); failures are ignored (a cache is
     /// optional). The old file is removed before the rename: ext4 writes a file renamed over another one out to
-    /// disk at once (10 to 60 ms for a 12 MB story cache here), and a cache needs no such care, since a missing or
+    /// disk at once, which makes a large cache slow to save, and a cache needs no such care, since a missing or
     /// torn one only means a full build.
     static func save(_ bytes: consuming [UInt8], to path: String) {
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
@@ -126,7 +121,12 @@ enum BuildCache {
 
     /// `save` on another thread, so that the build goes on meanwhile; `finishWrites` waits for it.
     static func saveInBackground(_ bytes: @escaping @Sendable () -> [UInt8], to path: String) {
-        DispatchQueue.global().async(group: writes) { save(bytes(), to: path) }
+        inBackground { save(bytes(), to: path) }
+    }
+
+    /// A cache write on another thread; `finishWrites` waits for it.
+    static func inBackground(_ write: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().async(group: writes, execute: write)
     }
 
     /// Waits until every cache file started by `saveInBackground` is written (before the process ends).
@@ -392,235 +392,6 @@ struct FileStamp: Sendable, Hashable {
     static func read(_ reader: inout ByteReader) -> FileStamp? {
         guard let size = reader.int(), let modified = reader.u64(), let inode = reader.u64() else { return nil }
         return FileStamp(size: size, modified: Int64(bitPattern: modified), inode: inode)
-    }
-}
-
-/// `<site>/.newsgen/story-cache`: parsed story metadata by source path.
-struct StoryCache {
-    struct Entry {
-        var stamp: FileStamp
-        /// False when the file was modified so shortly before the cache was written that a later change
-        /// could keep the same time: then the bytes are hashed before the entry is used.
-        var trusted: Bool
-        var story: Story
-        /// The entry as it is in the cache file, to be written again as it is when nothing about it changed.
-        var written: ArraySlice<UInt8>? = nil
-    }
-
-    static let magic: UInt64 = 0x4E47_5354_4F52_5936   // "NGSTORY6": media references, image alt and credit
-
-    static func path(site: String) -> String {
-        site + "/" + BuildCache.storyCacheFolder + "/" + BuildCache.storyCacheFile
-    }
-
-    /// Everything story parsing depends on besides the file: the binary and the config.
-    static func key(configBytes: [UInt8]) -> UInt64 {
-        var digest = Digest()
-        digest.add(BuildCache.executableIdentity)
-        digest.add(configBytes)
-        return digest.value
-    }
-
-    static func load(site: String, key: UInt64, config: SiteConfig) -> [String: Entry] {
-        guard let bytes = BuildCache.read(path(site: site)) else { return [:] }
-        var reader = ByteReader(bytes)
-        guard reader.u64() == magic, reader.u64() == key, let count = reader.count() else { return [:] }
-        // Each entry is preceded by its length: find them all, then decode them on every core.
-        var starts: [Int] = []
-        starts.reserveCapacity(count + 1)
-        for _ in 0..<count {
-            guard let length = reader.count() else { return [:] }
-            starts.append(reader.offset)
-            reader.offset += length
-        }
-        guard reader.atEnd else { return [:] }
-        starts.append(reader.offset + 8)   // where the next entry's length would end: bounds the last entry
-        let entryStarts = starts
-        let decoded = Mutex<[(String, Entry)]>([])
-        let failed = Atomic<Bool>(false)
-        let chunk = 256
-        DispatchQueue.concurrentPerform(iterations: (count + chunk - 1) / chunk) { block in
-            var local: [(String, Entry)] = []
-            var part = ByteReader(bytes)
-            for index in block * chunk..<min(count, (block + 1) * chunk) {
-                part.offset = entryStarts[index]
-                guard let file = part.string(), let stamp = FileStamp.read(&part), let trusted = part.bool(),
-                      let story = readStory(&part, config: config), part.offset + 8 == entryStarts[index + 1]
-                else { failed.store(true, ordering: .relaxed); return }
-                local.append((file, Entry(stamp: stamp, trusted: trusted, story: story,
-                                          written: bytes[entryStarts[index]..<part.offset])))
-            }
-            decoded.withLock { $0 += local }
-        }
-        if failed.load(ordering: .relaxed) { return [:] }
-        var entries: [String: Entry] = [:]
-        entries.reserveCapacity(count)
-        for (file, entry) in decoded.withLock({ $0 }) { entries[file] = entry }
-        return entries.count == count ? entries : [:]
-    }
-
-    /// Writes the cache on another thread (see `BuildCache.saveInBackground`). `written`: the entry's bytes from
-    /// the cache that was loaded, for a story taken from it unchanged and trusted (the file's stamp is the same
-    /// and was old enough): copied instead of serialised again.
-    static func saveInBackground(site: String, key: UInt64,
-                                 entries: [(file: String, stamp: FileStamp, story: Story, written: ArraySlice<UInt8>?)]) {
-        BuildCache.saveInBackground({ encode(key: key, entries: entries) }, to: path(site: site))
-    }
-
-    static func encode(key: UInt64, entries: [(file: String, stamp: FileStamp, story: Story, written: ArraySlice<UInt8>?)]) -> [UInt8] {
-        let trustedBefore = BuildCache.nowNanoseconds() - 2_000_000_000
-        var writer = ByteWriter()
-        // Room for every entry at once (what was loaded, plus some for the ones encoded again) and the checksum:
-        // the 12 MB of a 10,000-story cache were otherwise copied each time the buffer grew.
-        writer.bytes.reserveCapacity(entries.reduce(64) { $0 + ($1.written?.count ?? 1024) + 8 })
-        writer.u64(magic)
-        writer.u64(key)
-        writer.int(entries.count)
-        var part = ByteWriter()
-        for entry in entries {
-            if let written = entry.written {
-                writer.int(written.count)
-                writer.bytes += written
-                continue
-            }
-            part.bytes.removeAll(keepingCapacity: true)
-            part.string(entry.file)
-            entry.stamp.write(&part)
-            part.bool(entry.stamp.modified < trustedBefore)
-            writeStory(entry.story, &part)
-            writer.int(part.bytes.count)
-            writer.bytes += part.bytes
-        }
-        return writer.bytes
-    }
-
-    /// A hash of what `writeStory` keeps except the file hashes and the bodies' places in the file: editing a
-    /// body's text alone leaves it unchanged.
-    static func metadataHash(_ story: Story) -> UInt64 {
-        var metadata = story
-        metadata.contentHash = 0
-        metadata.metadataHash = 0
-        var writer = ByteWriter()
-        writeStory(metadata, &writer, bodyPositions: false)
-        return Digest.of(writer.bytes)
-    }
-
-    static func writeStory(_ story: Story, _ w: inout ByteWriter, bodyPositions: Bool = true) {
-        w.u64(story.contentHash)
-        w.u64(story.metadataHash)
-        w.string(story.id)
-        w.string(story.slug)
-        w.string(story.sourcePath)
-        w.strings(story.categories.map(\.name))
-        w.timestamp(story.published)
-        w.bool(story.updated != nil)
-        if let updated = story.updated { w.timestamp(updated) }
-        w.bool(story.breaking)
-        w.bool(story.draft)
-        w.int(story.media.count)
-        for reference in story.media {
-            w.string(reference.path)
-            w.int(reference.location.line)
-            w.int(reference.location.column)
-        }
-        // The details, behind their length: a story read from the cache decodes them only when asked.
-        var details = ByteWriter()
-        details.strings(story.authors)
-        details.optionalString(story.image)
-        details.localized(story.titles)
-        details.localized(story.summaries)
-        details.localized(story.corrections)
-        details.localized(story.push.text)
-        details.int(story.push.revision)
-        details.optionalString(story.push.expires.map { String($0) })
-        details.bool(story.push.budgetExempt)
-        details.localized(story.imageAlt)
-        details.optionalString(story.imageCredit)
-        w.int(details.bytes.count)
-        w.bytes += details.bytes
-        let codes = story.bodies.keys.sorted()
-        w.int(codes.count)
-        for code in codes {
-            w.string(code)
-            guard bodyPositions else { continue }
-            w.int(story.bodies[code]?.firstLine ?? 1)
-            w.int(story.bodies[code]?.sourceRange.lowerBound ?? 0)
-            w.int(story.bodies[code]?.sourceRange.upperBound ?? 0)
-        }
-    }
-
-    static func readStory(_ r: inout ByteReader, config: SiteConfig) -> Story? {
-        guard let hash = r.u64(), let metadataHash = r.u64(), let id = r.string(), let slug = r.string(), let sourcePath = r.string(),
-              let categoryNames = r.strings(), let published = r.timestamp(), let hasUpdated = r.bool() else { return nil }
-        var updated: Timestamp?
-        if hasUpdated {
-            guard let value = r.timestamp() else { return nil }
-            updated = value
-        }
-        guard let breaking = r.bool(), let draft = r.bool(), let mediaCount = r.count() else { return nil }
-        var media: [MediaReference] = []
-        for _ in 0..<mediaCount {
-            guard let path = r.string(), let line = r.int(), let column = r.int() else { return nil }
-            media.append(MediaReference(path: path, location: .init(line: line, column: column)))
-        }
-        guard let detailsLength = r.count() else { return nil }
-        let detailsStart = r.offset
-        r.offset += detailsLength
-        // Checked now (lengths and counts, not the text: the file's checksum covers that), decoded when asked.
-        var details = ByteReader(r.bytes, range: detailsStart..<r.offset)
-        guard skipDetails(&details), let bodyCount = r.count() else { return nil }
-        var categories: [Category] = []
-        for name in categoryNames {
-            guard let category = config.category(named: name) else { return nil }
-            categories.append(category)
-        }
-        var bodies: [String: StoryBody] = [:]
-        for _ in 0..<bodyCount {
-            guard let code = r.string(), let firstLine = r.int(), let lower = r.int(), let upper = r.int(),
-                  lower >= 0, upper >= lower else { return nil }
-            bodies[code] = StoryBody(languageCode: code, text: [], firstLine: firstLine, sourceRange: lower..<upper)
-        }
-        guard !categories.isEmpty, !bodies.isEmpty else { return nil }
-        return Story(fields: Story.Fields(id: id, slug: slug, sourcePath: sourcePath, categories: categories,
-                                          published: published, updated: updated, breaking: breaking, draft: draft,
-                                          bodies: bodies, media: media),
-                     encodedDetails: r.bytes[detailsStart..<(detailsStart + detailsLength)],
-                     contentHash: hash, metadataHash: metadataHash)
-    }
-
-    /// Reads past a story's details as `writeStory` wrote them, checking every length and count; false when they
-    /// do not fit (the whole cache is then not used).
-    static func skipDetails(_ r: inout ByteReader) -> Bool {
-        func skipStrings(_ count: Int) -> Bool {
-            for _ in 0..<count {
-                guard let length = r.count() else { return false }
-                r.offset += length
-            }
-            return true
-        }
-        func skipLocalized() -> Bool {
-            guard let pairs = r.count() else { return false }
-            return skipStrings(2 * pairs)
-        }
-        guard let authors = r.count(), skipStrings(authors), let hasImage = r.bool(), skipStrings(hasImage ? 1 : 0),
-              skipLocalized(), skipLocalized(), skipLocalized(), skipLocalized(), r.int() != nil,
-              let hasExpiry = r.bool(), skipStrings(hasExpiry ? 1 : 0), r.bool() != nil,
-              skipLocalized(), let hasCredit = r.bool(), skipStrings(hasCredit ? 1 : 0) else { return false }
-        return r.atEnd
-    }
-
-    /// A story's details from the bytes `skipDetails` accepted.
-    static func decodeDetails(_ bytes: ArraySlice<UInt8>) -> Story.Details {
-        var r = ByteReader(Array(bytes))
-        guard let authors = r.strings(), let image = r.optionalString(), let titles = r.localized(),
-              let summaries = r.localized(), let corrections = r.localized(), let pushText = r.localized(),
-              let revision = r.int(), let expires = r.optionalString(), let budgetExempt = r.bool(),
-              let imageAlt = r.localized(), let imageCredit = r.optionalString() else {
-            preconditionFailure("story cache details changed after they were checked")
-        }
-        return Story.Details(authors: authors, image: image, imageAlt: imageAlt, imageCredit: imageCredit, titles: titles, summaries: summaries, corrections: corrections,
-                             push: PushRequest(text: pushText, revision: revision, expires: expires.flatMap { Double($0) },
-                                               budgetExempt: budgetExempt))
     }
 }
 

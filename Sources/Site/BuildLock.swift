@@ -7,7 +7,7 @@ import Glibc
 /// the cache is read until the cache and the output are written.
 ///
 /// Two locks, always taken in the same order (site, then output folder): the site's, because builds of one site
-/// into different folders share its story cache; the output folder's, because two sites may be built into one
+/// into different folders share its trace of parsed stories; the output folder's, because two sites may be built into one
 /// folder. Each is an `flock` on a file (`<site>/.newsgen/lock`, `<output>/.newsgen-lock`) that holds the
 /// holder's process id for the message of whoever waits. The kernel releases an `flock` when its process ends,
 /// however it ends, so a lock can never be left behind by a killed build.

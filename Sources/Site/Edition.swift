@@ -1,5 +1,4 @@
-import Dispatch
-import Synchronization
+import Incremental
 
 /// The whole site, loaded and validated: config, theme and every story (drafts and future ones included;
 /// which stories a build shows is decided by `EditionFilter`). Nothing downstream re-reads the sources.
@@ -13,13 +12,15 @@ public struct Edition: Sendable {
     /// A hash of everything besides the stories that the pages are built from: the newsgen binary, the config
     /// file, the effective base URL and every file of the theme. Part of every output's fingerprint.
     public let fingerprint: UInt64
+    /// What each `StoryCheck` given to `load` found, by its kind: the stories it applies to, each with its value.
+    public let checked: [String: [(story: Story, value: any Sendable)]]
 
     public static let configFile = "newsgen.yml"
     public static let contentFolder = "content"
     public static let templatesFolder = "templates"
 
-    /// How `load` uses the story cache (`.newsgen/story-cache` in the site folder).
-    /// Only the holder of the site's build lock may write the cache.
+    /// How `load` uses the parsed stories the last load kept (the trace of `StoryRules`, `.newsgen/trace` in the
+    /// site folder). Only the holder of the site's build lock may write it.
     public enum CacheMode: Sendable {
         /// Read and parse every story; neither read nor write the cache.
         case off
@@ -52,8 +53,9 @@ public struct Edition: Sendable {
     /// when they were cached.
     /// `snapshot`: the site as `InputSnapshot.take` found it (with the same directory and base URL override); its
     /// config bytes and story files are used rather than read again.
+    /// `checks`: work of other modules on each story, done by the same engine run (see `StoryCheck`).
     public static func load(directory: String, baseURLOverride: String? = nil, cache: CacheMode = .off,
-                            snapshot: InputSnapshot? = nil) throws(SiteError) -> Edition {
+                            snapshot: InputSnapshot? = nil, checks: [StoryCheck] = []) throws(SiteError) -> Edition {
         let root = FileSystem.absolute(directory)
         let snapshot = snapshot.flatMap { $0.root == root ? $0 : nil }
         var diagnostics: [Diagnostic] = []
@@ -64,8 +66,8 @@ public struct Edition: Sendable {
 
         let theme = Theme.load(directory: root + "/" + templatesFolder, displayPath: templatesFolder,
                                config: config, diagnostics: &diagnostics)
-        let stories = loadStories(root: root, config: config, cache: cache, cacheKey: StoryCache.key(configBytes: configBytes),
-                                  listed: snapshot?.storyFiles, diagnostics: &diagnostics)
+        let (stories, checked) = loadStories(root: root, cache: cache, listed: snapshot?.storyFiles, checks: checks,
+                                             options: ["base-url": baseURLOverride ?? ""], diagnostics: &diagnostics)
         diagnostics += crossCheck(stories)
         let media = MediaLibrary.list(root: root, settings: config.media)
         diagnostics += media.problems + media.check(stories)
@@ -75,7 +77,8 @@ public struct Edition: Sendable {
         digest.add(configBytes)
         digest.add(config.baseURL)
         digest.add(snapshot?.themeDigest ?? themeDigest(root: root))   // the snapshot has read the theme once already
-        var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value)
+        var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value,
+                              checked: checked)
         edition.inputs = snapshot
         edition.media = media
         return edition
@@ -143,7 +146,7 @@ public struct Edition: Sendable {
         return digest.value
     }
 
-    /// Waits until the story cache that `load` writes on another thread is on disk: before the process ends.
+    /// Waits until the trace that `load` writes on another thread is on disk: before the process ends.
     public static func finishCacheWrites() { BuildCache.finishWrites() }
 
     /// The story with its bodies: itself when they are loaded, otherwise read again from its file, which
@@ -166,77 +169,76 @@ public struct Edition: Sendable {
     }
 
     /// `listed`: the story files as an `InputSnapshot` found them; nil to look now.
-    private static func loadStories(root: String, config: SiteConfig, cache: CacheMode, cacheKey: UInt64,
-                                    listed: FileSystem.SourceListing?, diagnostics: inout [Diagnostic]) -> [Story] {
+    private static func loadStories(root: String, cache: CacheMode, listed: FileSystem.SourceListing?,
+                                    checks: [StoryCheck], options: [String: String], diagnostics: inout [Diagnostic])
+        -> (stories: [Story], checked: [String: [(story: Story, value: any Sendable)]]) {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
-            return []
+            return ([], [:])
         }
         let listed = listed ?? storyFiles(in: contentDirectory)
-        let cached = cache.readsCache
-            ? StoryCache.load(site: root, key: cacheKey, config: config) : [:]
-        let parser = StoryParser(config: config)
         diagnostics += Self.diagnostics(listed.problems, in: contentFolder)
-        let files = listed.files
-        // (index, story, problems, whether the file was read, the cache entry's bytes when it is kept as it is)
-        let results = Mutex<[(Int, Story?, [Diagnostic], Bool, ArraySlice<UInt8>?)]>([])
-        let chunk = 64
-        DispatchQueue.concurrentPerform(iterations: (files.count + chunk - 1) / chunk) { block in
-            var local: [(Int, Story?, [Diagnostic], Bool, ArraySlice<UInt8>?)] = []
-            for index in block * chunk..<min(files.count, (block + 1) * chunk) {
-                let (file, stamp) = files[index]
-                let path = contentFolder + "/" + file
-                let entry = cached[file]
-                if let entry, entry.trusted, entry.stamp == stamp, entry.story.sourcePath == path {
-                    local.append((index, entry.story, [], false, entry.written))
-                    continue
-                }
-                let name = String(file.split(separator: "/").last ?? Substring(file))
-                switch Result(catching: { () throws(FileSystem.Failure) in try FileSystem.readInput(contentDirectory + "/" + file) }) {
-                case .success(let bytes):
-                    let hash = Digest.of(bytes)
-                    if let entry, entry.story.contentHash == hash, entry.story.sourcePath == path {
-                        local.append((index, entry.story, [], true, nil))
-                        continue
-                    }
-                    // Bodies are read again for the pages that show them, so that memory does not grow with the
-                    // archive: 10,000 stories hold about 140 MB of Markdown.
-                    var (story, problems) = parser.parse(bytes: bytes, path: path, fileName: name, withBodies: false)
-                    story?.contentHash = hash
-                    let metadataHash = story.map(StoryCache.metadataHash) ?? 0
-                    story?.metadataHash = metadataHash
-                    local.append((index, story, problems, true, nil))
-                case .failure(let error):
-                    local.append((index, nil, [Diagnostic(path: path, message: "cannot read: \(error.reason)")], true, nil))
-                }
-            }
-            results.withLock { $0 += local }
+        let tracePath = StoryRules.tracePath(site: root)
+        let rules = checks.reduce(into: StoryRules.rules) { rules, check in rules.merge(check.rules) { own, _ in own } }
+        var (engine, status) = cache.readsCache
+            ? Engine.load(from: tracePath, rules: rules, world: BuildCache.executableIdentity)
+            : (Engine(rules: rules, world: BuildCache.executableIdentity), .missing)
+        var stamps: [String: FileStamp] = [:]
+        stamps.reserveCapacity(listed.files.count)
+        for (file, stamp) in listed.files { stamps[contentFolder + "/" + file] = stamp }
+        let inputs = SiteFiles(root: root, listed: stamps, options: options)
+        let storyKeys = listed.files.map { Key(StoryRules.story, $0.path) }
+        // The checks' tasks are known only once the stories are: first those the last run demanded, then, when
+        // the stories call for others, a second run (which finds no input changed, so it costs lookups).
+        var checkKeys = checks.flatMap { check in
+            engine.demanded(kind: check.kind).filter { stamps[contentFolder + "/" + $0.name] != nil }.sorted()
         }
-        // Stories are large values: they are put in place by index, never moved by a sort.
-        var found = [(story: Story?, problems: [Diagnostic], read: Bool, written: ArraySlice<UInt8>?)](
-            repeating: (nil, [], false, nil), count: files.count)
-        for (index, story, problems, read, written) in results.withLock({ $0 }) {
-            found[index] = (story, problems, read, written)
+        var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, valuesOfDemand: true)
+        var stories: [(name: String, story: Story)] = []
+        stories.reserveCapacity(storyKeys.count)
+        for (key, value) in zip(storyKeys, report.values) {
+            guard let parsed = value as? ParsedStory else { continue }
+            diagnostics += parsed.problems
+            if let story = parsed.story { stories.append((key.name, story)) }
         }
-        var anyRead = false
-        var keep: [(file: String, stamp: FileStamp, story: Story, written: ArraySlice<UInt8>?)] = []
-        keep.reserveCapacity(files.count)
-        for index in found.indices {
-            diagnostics += found[index].problems
-            anyRead = anyRead || found[index].read
-            if let story = found[index].story {
-                keep.append((files[index].path, files[index].stamp, story, found[index].written))
+        let wanted = checks.flatMap { check in
+            stories.filter { check.applies($0.story) }.map { Key(check.kind, $0.name) }.sorted()
+        }
+        var changed = !report.ran.isEmpty || !report.dropped.isEmpty
+        if wanted != checkKeys {
+            checkKeys = wanted
+            let again = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: [], valuesOfDemand: true)
+            changed = changed || !again.ran.isEmpty || !again.dropped.isEmpty
+            report.failures.merge(again.failures) { first, _ in first }
+            report.values = again.values
+        }
+        var checked: [String: [(story: Story, value: any Sendable)]] = [:]
+        let storyByName = Dictionary(stories.map { ($0.name, $0.story) }, uniquingKeysWith: { first, _ in first })
+        for (key, value) in zip(checkKeys, report.values[storyKeys.count...]) {
+            guard let value, let story = storyByName[key.name] else { continue }
+            checked[key.kind, default: []].append((story, value))
+        }
+        for check in checks where checked[check.kind] == nil { checked[check.kind] = [] }
+        for failure in report.failures.values.sorted(by: { $0.key < $1.key }) {
+            if let error = failure.reason as? FileSystem.Failure {
+                diagnostics.append(Diagnostic(path: error.path, message: error.reason))
+            } else {
+                diagnostics.append(Diagnostic(path: failure.key.name, message: "\(failure.reason)"))
             }
         }
-        if let lock = cache.writer, !cache.readsCache || anyRead || keep.count != cached.count {
-            precondition(lock.site == root, "the story cache is written under its own site's lock")
-            StoryCache.saveInBackground(site: root, key: cacheKey, entries: keep)
+        if let lock = cache.writer, status != .loaded || changed {
+            precondition(lock.site == root, "the trace is written under its own site's lock")
+            let finished = engine
+            BuildCache.inBackground {
+                try? FileSystem.createDirectories(root + "/" + BuildCache.storyCacheFolder)
+                try? finished.save(to: tracePath)   // without it, the next build parses every story again
+            }
         }
         // Sorted by keys taken out once: comparing the stories themselves reads each one's fields on every step.
-        let keys = keep.map { (seconds: $0.story.published.secondsSinceEpoch, id: $0.story.id) }
+        let keys = stories.map { (seconds: $0.story.published.secondsSinceEpoch, id: $0.story.id) }
         let order = keys.indices.sorted { newestFirst(keys[$0], keys[$1]) }
-        return order.map { keep[$0].story }
+        return (order.map { stories[$0].story }, checked)
     }
 
     /// The story files under a content folder (relative paths, sorted) with their stamps, and the problems that

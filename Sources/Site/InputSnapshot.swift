@@ -1,7 +1,7 @@
 /// What a build of a site is made from, as the file system shows it before anything is parsed: the config file's
 /// bytes, every file of the theme, every story file's path and stamp (size, modification time, inode) and the
 /// newsgen binary. Its `key` is the same for two looks at the site exactly when none of these changed (story files
-/// by their stamps, which the story cache trusts in the same way).
+/// by their stamps, which the trace of parsed stories trusts in the same way).
 ///
 /// `newsgen build` takes it first: when the output folder's cache says the last build was made from the same key
 /// (with the same flags, at a time the output cannot have changed since) and the output folder is as that build

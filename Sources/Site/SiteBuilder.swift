@@ -85,7 +85,7 @@ public enum SiteBuilder {
     /// output and `--clean`); without it, or when it was made for another folder, it is looked at here.
     public static func build(_ edition: Edition, options: BuildOptions, lock: BuildLock, survey: OutputSurvey? = nil,
                              progress: (@Sendable (Int, Int) -> Void)? = nil) throws(SiteError) -> BuildReport {
-        defer { BuildCache.finishWrites() }   // the story cache, when loading the edition changed it
+        defer { BuildCache.finishWrites() }   // the trace of parsed stories, when loading the edition changed it
         precondition(lock.site == edition.directory && lock.output == outputDirectory(for: edition, requested: options.output),
                      "a build holds the lock of its own site and output folder")
         let output = lock.output
@@ -210,7 +210,6 @@ public enum SiteBuilder {
         let (generated, generatedGroups) = generatedFiles.withLock { $0 }
         let outputs = pages + generated
         let paths = pagePaths + generated.map { path($0, stories: stories, context: context) }
-        ProcessExit.keep((context, pages, paths, existingFiles, existingFileStamps, writer))   // tables of 30,000 strings: freed by the exit
         for index in pages.count..<outputs.count where failures.withLock({ $0.isEmpty }) {
             var none: (index: Int, story: Story)?
             do {
@@ -326,7 +325,7 @@ public enum SiteBuilder {
     }
 
     /// What this build is made from, for `upToDate` next time; nil when the edition was not loaded from a snapshot,
-    /// when a story file changed so recently that its stamp cannot be trusted yet (see the story cache), or when
+    /// when a story file changed so recently that its stamp cannot be trusted yet (see `SiteFiles`), or when
     /// the output depends on the time itself (no story shown: an empty feed is dated "now").
     static func inputsRecord(_ edition: Edition, stories shown: [Story], filter: EditionFilter) -> OutputCache.Inputs? {
         guard let snapshot = edition.inputs, !shown.isEmpty,

@@ -63,7 +63,7 @@ public struct PushRequest: Sendable, Hashable {
 ///
 /// A value, but copied in one step: its fields live in one shared box, copied only when a copy that shares it is
 /// changed (a build hands its 10,000 stories around many times, and a field-by-field copy cost 20 reference counts).
-/// A story from the story cache decodes its `Details` (authors, image, texts, push) only when something asks for
+/// A story read back from the engine's trace (`StoryCodec`) decodes its `Details` (authors, image, texts, push) only when something asks for
 /// them: a rebuild plans 10,000 stories but shows the texts of a few.
 public struct Story: Sendable, Hashable {
     /// What planning a build needs.
@@ -93,7 +93,7 @@ public struct Story: Sendable, Hashable {
         var push: PushRequest
     }
 
-    /// The details, or the story cache's bytes for them (checked when the cache was read) until first asked for.
+    /// The details, or their `StoryCodec` bytes (checked when the story was read back) until first asked for.
     enum DetailsState: Sendable {
         case decoded(Details)
         case encoded(ArraySlice<UInt8>)
@@ -113,7 +113,7 @@ public struct Story: Sendable, Hashable {
                 switch state {
                 case .decoded(let value): return value
                 case .encoded(let bytes):
-                    let value = StoryCache.decodeDetails(bytes)
+                    let value = StoryCodec.decodeDetails(bytes)
                     state = .decoded(value)
                     return value
                 }
@@ -251,7 +251,7 @@ public struct Story: Sendable, Hashable {
     /// A hash of the source file's bytes (0 when the story was not loaded from a file).
     public var contentHash: UInt64 = 0
     /// A hash of everything but the bodies' text and where they are in the file (0 when the story was not
-    /// loaded from a file): what the sitemaps are made from. See `StoryCache.metadataHash`.
+    /// loaded from a file): what the sitemaps are made from. See `StoryCodec.metadataHash`.
     public var metadataHash: UInt64 = 0
     /// False when `bodies` hold no Markdown yet (see `bodies`).
     public var bodiesLoaded = true
@@ -265,7 +265,7 @@ public struct Story: Sendable, Hashable {
         self.bodiesLoaded = bodiesLoaded
     }
 
-    /// A story from the story cache, its details still encoded.
+    /// A story read back by `StoryCodec`, its details still encoded.
     init(fields: Fields, encodedDetails: ArraySlice<UInt8>, contentHash: UInt64, metadataHash: UInt64) {
         box = Box(fields, .encoded(encodedDetails))
         self.contentHash = contentHash

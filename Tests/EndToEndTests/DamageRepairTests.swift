@@ -121,7 +121,7 @@ import Glibc
     enum CacheDamage: String, CaseIterable, Sendable { case truncated, garbage, anotherSites = "another site's" }
 
     /// The build cache's files (`.newsgen/` but for the lock), by the start of their names.
-    static let cacheFiles = ["story-cache", "build-", "feed-entries"]
+    static let cacheFiles = ["trace", "build-", "feed-entries"]
 
     /// Each cache file damaged in turn, then a story edited (so that the cache matters): the next build is right.
     /// "Another site's": the same-named file of a site made from the same generator but with other stories' texts,

@@ -154,7 +154,7 @@ struct FixtureError: Error { var message: String }
     /// The cache files of the site (`.newsgen/…`), relative to the site folder.
     static func caches(_ site: TemporarySite) throws -> [String] {
         let names = try FileManager.default.contentsOfDirectory(atPath: site.path + "/.newsgen")
-        let caches = names.filter { $0 == "story-cache" || $0.hasPrefix("build-") }.sorted().map { ".newsgen/" + $0 }
+        let caches = names.filter { $0 == "trace" || $0.hasPrefix("build-") }.sorted().map { ".newsgen/" + $0 }
         #expect(caches.count >= 2, "\(names)")
         return caches
     }
@@ -200,47 +200,47 @@ struct FixtureError: Error { var message: String }
     }
 
     /// With nothing changed since the last build (story stamps, config, theme, flags, and no scheduled story or
-    /// news window reached), a build loads nothing: the story cache, deleted, is not written again. Any edit, and
+    /// news window reached), a build loads nothing: the trace of parsed stories, deleted, is not written again. Any edit, and
     /// time reaching a story's news window end, make it a real build again, which equals a clean one.
     @Test func upToDateSiteIsNotLoadedAgain() throws {
         let site = try BuildFixtures.site()
         try Self.ageStoryFiles(site)
         _ = try Self.build(site)
         let before = Self.tree(site, "site")
-        try FileManager.default.removeItem(atPath: site.path + "/.newsgen/story-cache")
+        try FileManager.default.removeItem(atPath: site.path + "/.newsgen/trace")
         let second = try Self.build(site)
         #expect(second.contains(", 0 written, ") && second.contains(", 0 removed "), "\(second)")
-        #expect(!site.exists(".newsgen/story-cache"), "the stories were loaded: \(second)")
+        #expect(!site.exists(".newsgen/trace"), "the stories were loaded: \(second)")
         #expect(Self.tree(site, "site") == before)
         // Other flags are other inputs.
         _ = try Self.build(site, ["--drafts"])
-        #expect(site.exists(".newsgen/story-cache"))
+        #expect(site.exists(".newsgen/trace"))
         #expect(Self.tree(site, "site") != before)
         _ = try Self.build(site)
         #expect(Self.tree(site, "site") == before)
 
         // An hour later nothing has changed (the 2026-11-28 story leaves the 48-hour news window at 08:00 the
         // next day); a day later the news sitemap has.
-        try FileManager.default.removeItem(atPath: site.path + "/.newsgen/story-cache")
+        try FileManager.default.removeItem(atPath: site.path + "/.newsgen/trace")
         let hourLater = ["SOURCE_DATE_EPOCH": "1795968000"]
         _ = try Self.build(site, environment: hourLater)
-        #expect(!site.exists(".newsgen/story-cache"))
+        #expect(!site.exists(".newsgen/trace"))
         let dayLater = ["SOURCE_DATE_EPOCH": "1796050800"]
         let later = try Self.build(site, environment: dayLater)
         let counts = try #require(Self.counts(later))
         #expect(counts.written > 0, "\(later)")
-        #expect(site.exists(".newsgen/story-cache"))
+        #expect(site.exists(".newsgen/trace"))
         _ = try Self.build(site, ["--clean", "--output", "reference"], environment: dayLater)
         #expect(Self.difference(Self.tree(site, "site"), Self.tree(site, "reference")).isEmpty)
 
         // An edit of a story (its stamp changes) is a real build.
         try Self.ageStoryFiles(site)
         _ = try Self.build(site, environment: dayLater)
-        try FileManager.default.removeItem(atPath: site.path + "/.newsgen/story-cache")
+        try FileManager.default.removeItem(atPath: site.path + "/.newsgen/trace")
         try Self.replace(site, "content/world/quake.md", "The quake struck", "The strong quake struck")
         let edited = try Self.build(site, environment: dayLater)
         #expect(try #require(Self.counts(edited)).written > 0, "\(edited)")
-        #expect(site.exists(".newsgen/story-cache"))
+        #expect(site.exists(".newsgen/trace"))
     }
 
     @Test func noChangeRebuildWritesNothing() throws {
@@ -249,7 +249,7 @@ struct FixtureError: Error { var message: String }
         #expect(first.contains(" 0 unchanged, "), "\(first)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: site.path + "/.newsgen").contains { $0.hasPrefix("build-") })
         #expect(!site.exists("site/.newsgen-build-cache"))
-        #expect(site.exists(".newsgen/story-cache"))
+        #expect(site.exists(".newsgen/trace"))
         let before = Self.tree(site, "site")
         let second = try Self.build(site)
         let counts = try #require(Self.counts(second))

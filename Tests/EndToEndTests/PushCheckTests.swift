@@ -70,6 +70,42 @@ import TestSupport
                 "\(byTitle.standardError)")
     }
 
+    /// Between builds, a story's check is kept only while what it read is unchanged: the story becoming breaking,
+    /// a device template added, `--base-url` and a changed config each make the next build check it again.
+    @Test func aStoryIsCheckedAgainWhenWhatItsCheckReadChanges() throws {
+        let long = String(repeating: "Très long texte. ", count: 130)
+        let quiet = Self.story(categories: ["World"], breaking: false).replacingOccurrences(of: "fr: Séisme", with: "fr: \"\(long)\"")
+        let site = try Self.site(["content/world/long.md": quiet, "content/world/short.md": Self.story(categories: ["World"])])
+        func build(_ extra: [String] = []) throws -> ProgramResult {
+            try newsgen(["build", "--quiet"] + extra, in: site, environment: BuildFixtures.now)
+        }
+        func refused(_ result: ProgramResult, _ file: String) -> Bool {
+            result.status == 1 && result.standardError.contains("content/world/\(file):") && result.standardError.contains("would refuse this breaking story")
+        }
+        #expect(try build().status == 0)
+        try site.write("content/world/long.md", quiet.replacingOccurrences(of: "breaking: false", with: "breaking: true"))
+        #expect(refused(try build(), "long.md"))
+        try site.write("content/world/long.md", quiet)
+        #expect(try build().status == 0)
+
+        // A device template that makes every payload too long.
+        let padding = String(repeating: "x", count: 4100)
+        try site.write("templates/devices/padded.json", #"{"aps":{"alert":"$(News_English)","pad":"\#(padding)"}}"#)
+        #expect(refused(try build(), "short.md"))
+        try FileManager.default.removeItem(atPath: site.path + "/templates/devices/padded.json")
+        #expect(try build().status == 0)
+
+        // A base URL long enough to take the French payload over the limit: from the option, then from the config.
+        let url = "https://news.example.com/" + String(repeating: "n", count: 4100) + "/"
+        #expect(refused(try build(["--base-url", url]), "short.md"))
+        #expect(try build().status == 0)
+        let config = try site.read("newsgen.yml")
+        let withURL = config.split(separator: "\n").map { $0.hasPrefix("base_url:") ? "base_url: \(url)" : String($0) }.joined(separator: "\n")
+        try #require(withURL != config)
+        try site.write("newsgen.yml", withURL)
+        #expect(refused(try build(), "short.md"))
+    }
+
     /// Drafts and stories dated in the future are published later without another check: they are held to the
     /// hub's rules now. A story that is not breaking is never announced, so its categories are not.
     @Test func draftsAndFutureStoriesAreCheckedAndStoriesThatAreNotBreakingAreNot() throws {

@@ -41,13 +41,13 @@ import Testing
         #expect(typo.first?.contains("did you mean \"expires\"?") == true)
     }
 
-    @Test func theStoryCacheKeepsTheExpiry() throws {
+    @Test func theKeptStoryKeepsTheExpiry() throws {
         for push in ["  expires: 45m\n", "  revision: 3\n"] {
             let story = try #require(Fixtures.parseStory(Self.story(push)).0)
             var writer = ByteWriter()
-            StoryCache.writeStory(story, &writer)
+            StoryCodec.write(story, &writer)
             var reader = ByteReader(writer.bytes)
-            let read = try #require(StoryCache.readStory(&reader, config: Fixtures.siteConfig()))
+            let read = try #require(StoryCodec.read(&reader))
             #expect(read.push == story.push)
         }
     }
@@ -75,8 +75,8 @@ import Testing
                 ["content/world/quake.md:7:11: error: unknown push.budget value \"exmept\" (known: exempt; did you mean \"exempt\"?)"])
         let story = try #require(Fixtures.parseStory(AlertFrontMatterTests.story("  budget: exempt\n")).0)
         var writer = ByteWriter()
-        StoryCache.writeStory(story, &writer)
+        StoryCodec.write(story, &writer)
         var reader = ByteReader(writer.bytes)
-        #expect(StoryCache.readStory(&reader, config: Fixtures.siteConfig())?.push.budgetExempt == true)
+        #expect(StoryCodec.read(&reader)?.push.budgetExempt == true)
     }
 }
