@@ -70,8 +70,10 @@ def make_photos(folder, count, width, height):
     missing = [i for i in range(count) if not os.path.exists(os.path.join(folder, f"photo-{i:04d}.jpg"))]
     procs = []
     for i in missing:
-        a = 0.7 + (i % 17) * 0.035
-        b = (i * 37) % 40   # vips reads a leading "-" as an option
+        # A different brightness and offset for every photo up to 2,000, so that no two have the same bytes (newsgen
+        # makes a content only once). b is never negative: vips would read a leading "-" as an option.
+        a = 0.6 + (i % 25) * 0.02
+        b = i // 25
         out = os.path.join(folder, f"photo-{i:04d}.jpg")
         procs.append(subprocess.Popen(["vips", "linear", base, out + "[Q=85]", f"{a} {a * 0.95} {a * 1.05}", f"{b} {b + 5} {b - 5}", "--uchar"]))
         if len(procs) >= os.cpu_count():

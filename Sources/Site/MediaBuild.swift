@@ -32,11 +32,21 @@ public struct PublishedPhoto: Sendable, Hashable {
 
 /// What the media step hands the build: the photos with their variants, and every file it adds to the output.
 public struct PublishedMedia: Sendable {
+    /// A hash of the files a story shows or links to (their content and the settings): part of the fingerprint
+    /// of every output that shows the story, so that only those are rendered again when one of them changes.
+    func key(for story: Story) -> UInt64 {
+        let references = story.media
+        if references.isEmpty { return 0 }
+        var digest = Digest()
+        for reference in references { digest.add(keys[reference.path] ?? 0) }
+        return digest.value
+    }
+
     public var photos: [String: PublishedPhoto] = [:]
     /// Output path, the file whose bytes it gets, and a hash of those bytes' origin (its output fingerprint).
     var outputs: [(path: String, source: String, fingerprint: UInt64)] = []
-    /// A hash of everything pages take from the media: part of every page's fingerprint.
-    var digest: UInt64 = 0
+    /// A hash of each file's content and of the settings, by path (`media/quake.jpg`).
+    var keys: [String: UInt64] = [:]
     /// The photos whose variants were made by this build (the others came from the cache).
     public var made: [String] = []
 
@@ -100,9 +110,16 @@ public enum MediaBuild {
         @Sendable func folder(_ path: String) -> String { cache + "/" + hex(hash[path] ?? 0) + "-" + hex(key) }
         var manifests: [String: [Manifest.Line]] = [:]
         var missing: [String] = []
+        var sameContent: [(path: String, as: String)] = []   // copies of a photo being made: made once
+        var firstWithContent: [UInt64: String] = [:]
         for path in photos {
             guard let found = Manifest.read(folder(path)) else {
-                missing.append(path)
+                if let first = firstWithContent[hash[path] ?? 0] {
+                    sameContent.append((path, first))
+                } else {
+                    firstWithContent[hash[path] ?? 0] = path
+                    missing.append(path)
+                }
                 continue
             }
             manifests[path] = found.lines
@@ -124,14 +141,16 @@ public enum MediaBuild {
         problems = failures.withLock { $0 }
         guard problems.isEmpty else { throw SiteError(problems.sorted()) }
         manifests.merge(made.withLock { $0 }) { $1 }
+        for (path, first) in sameContent { manifests[path] = manifests[first] }
         published.made = toMake
 
-        var digest = Digest()
-        digest.add(key)
         for (path, _) in files {
+            var digest = Digest()
+            digest.add(key)
             digest.add(path)
             digest.add(hash[path] ?? 0)
             let fingerprint = digest.value
+            published.keys[path] = fingerprint
             guard let lines = manifests[path] else {   // any other file: as it is
                 published.outputs.append((path, root + "/" + path, fingerprint))
                 continue
@@ -144,7 +163,6 @@ public enum MediaBuild {
                 if line.name == photo.mainName { published.outputs.append((path, variant, fingerprint)) }
             }
         }
-        published.digest = digest.value
         published.outputs.sort { $0.path < $1.path }
         // Cache folders of contents or settings no longer used go.
         let wanted = Set(photos.map { hex(hash[$0] ?? 0) + "-" + hex(key) })

@@ -96,7 +96,6 @@ public enum SiteBuilder {
         let media = try MediaBuild.publish(edition, lock: lock)   // before anything is written to the output
         var base = Digest()
         base.add(edition.fingerprint)
-        base.add(media.digest)
         base.add(options.filter.includeDrafts)
         base.add(options.filter.includeFuture)
         let baseFingerprint = base.value
@@ -538,7 +537,10 @@ public enum SiteBuilder {
         }
         var digest = Digest()
         digest.add(base)
-        func add(_ index: Int) { digest.add(context.storyKeys[index]) }
+        func add(_ index: Int) {
+            digest.add(context.storyKeys[index])
+            digest.add(context.media.key(for: stories[index]))
+        }
         switch output {
         case .story(let index, let language):
             digest.add("story")

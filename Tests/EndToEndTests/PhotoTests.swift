@@ -216,6 +216,13 @@ import TestSupport
         let after = try stamps()
         for (file, stamp) in before { #expect(after[file] == stamp, "\(file) was written again") }
         #expect(site.exists("site/media/new-800w.webp"))
+        // Two new copies of one photo: made once, published under both names.
+        try site.write("media/copy-a.jpg", try Data(contentsOf: Self.turnedPhoto) + Data([1]))
+        try site.write("media/copy-b.jpg", try Data(contentsOf: Self.turnedPhoto) + Data([1]))
+        let copies = try await offThePool { try newsgen(["build"], in: site, environment: BuildFixtures.now) }
+        #expect(copies.status == 0, "\(copies.standardError)")
+        #expect(copies.standardOutput.contains("1 photo processed (4 from the media cache)"), "\(copies.standardOutput)")
+        #expect(site.exists("site/media/copy-a-400w.webp") && site.exists("site/media/copy-b-400w.webp"))
     }
 
     struct BadPhoto: Sendable, CustomTestStringConvertible {
