@@ -13,6 +13,7 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -27,7 +28,9 @@ def main():
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(executable_path=config.get("driver", "/usr/bin/chromedriver")), options=options)
     result = {"steps": []}
-    wait = WebDriverWait(driver, 30, poll_frequency=0.05)
+    # A reload replaces the page while a condition reads it: an element found just before is then stale, and the
+    # condition is simply asked again.
+    wait = WebDriverWait(driver, 30, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,))
     try:
         story_file = config["story_file"]
         original = open(story_file, encoding="utf-8").read()
