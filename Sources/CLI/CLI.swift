@@ -112,13 +112,10 @@ enum BuildCommand {
         guard writes else {
             let edition: Edition
             do throws(SiteError) {
-                edition = try Edition.load(directory: site, baseURLOverride: parsed.options["--base-url"], cache: .read,
-                                           checks: [PushCheck.storyCheck])
+                edition = try PushCheck.loadEdition(directory: site, baseURLOverride: parsed.options["--base-url"], cache: .read)
             } catch {
                 return report(error, console: console)
             }
-            let hubProblems = PushCheck.diagnostics(edition)
-            if !hubProblems.isEmpty { return report(SiteError(hubProblems), console: console) }
             let shown = edition.stories.filter(filter.shows).count
             console.out("checked \(edition.stories.count) stories (\(shown) would be published), \(edition.config.languages.count) languages: no problems")
             return ExitCode.success

@@ -15,12 +15,9 @@ public enum SiteBuild {
         // that, with the same flags, and the time has not moved past anything, there is nothing to do.
         let snapshot = InputSnapshot.take(directory: site, baseURLOverride: baseURLOverride)
         if let report = SiteBuilder.upToDate(snapshot, survey: survey, options: options) { return report }
-        let edition = try Edition.load(directory: site, baseURLOverride: baseURLOverride,
-                                       cache: options.clean ? .rebuild(lock) : .readWrite(lock), snapshot: snapshot,
-                                       checks: [PushCheck.storyCheck])
         // The site and the hub each know their own rules (the Site module knows nothing of the hub's).
-        let hubProblems = PushCheck.diagnostics(edition)
-        if !hubProblems.isEmpty { throw SiteError(hubProblems) }
+        let edition = try PushCheck.loadEdition(directory: site, baseURLOverride: baseURLOverride,
+                                                cache: options.clean ? .rebuild(lock) : .readWrite(lock), snapshot: snapshot)
         return try SiteBuilder.build(edition, options: options, lock: lock, survey: survey, progress: progress)
     }
 }

@@ -13,7 +13,7 @@ import Site
 public enum PushCheck {
     /// Problems in the form of the site's own; empty when publish would accept every breaking story, whatever its
     /// date or draft state. The edition must have been loaded with `storyCheck`.
-    public static func diagnostics(_ edition: Edition) -> [Diagnostic] {
+    static func diagnostics(_ edition: Edition) -> [Diagnostic] {
         let devices = DeviceCatalog.load(edition)
         var diagnostics = devices.problems
         // Every category is a tag, also before a breaking story uses it.
@@ -42,6 +42,17 @@ public enum PushCheck {
                                           message: "newsgen publish would refuse this breaking story: \(problem.reason)"))
         }
         return diagnostics
+    }
+
+    /// The edition as `check`, `build` and `serve` load it: with the hub's check of each breaking story, and
+    /// refused with every problem when the site's or the hub's rules are broken.
+    public static func loadEdition(directory: String, baseURLOverride: String?, cache: Edition.CacheMode,
+                                   snapshot: InputSnapshot? = nil) throws(SiteError) -> Edition {
+        let edition = try Edition.load(directory: directory, baseURLOverride: baseURLOverride, cache: cache,
+                                       snapshot: snapshot, checks: [storyCheck])
+        let problems = diagnostics(edition)
+        if !problems.isEmpty { throw SiteError(problems) }
+        return edition
     }
 
     static let kind = "push-check"

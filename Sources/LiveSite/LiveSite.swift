@@ -151,10 +151,8 @@ public final class LiveSite: Sendable {
         // As `build` does: the output folder is looked at on another core while the sources are read once.
         let survey = OutputSurvey.start(lock: lock, clean: false)
         let snapshot = InputSnapshot.take(directory: settings.site, baseURLOverride: origin + basePath)
-        let edition = try Edition.load(directory: settings.site, baseURLOverride: origin + basePath, cache: .readWrite(lock),
-                                       snapshot: snapshot, checks: [PushCheck.storyCheck])
-        let hubProblems = PushCheck.diagnostics(edition)
-        if !hubProblems.isEmpty { throw SiteError(hubProblems) }
+        let edition = try PushCheck.loadEdition(directory: settings.site, baseURLOverride: origin + basePath,
+                                                cache: .readWrite(lock), snapshot: snapshot)
         let report = try SiteBuilder.build(edition, options: BuildOptions(output: output, filter: filter), lock: lock, survey: survey)
         return (edition, filter, report)
     }
