@@ -7,31 +7,12 @@ public enum LoopbackHTTP {
 
     /// Returns the response body of a request; throws unless the status is 2xx.
     public static func request(port: Int, method: String, path: String, body: Data = Data()) throws -> Data {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        let fd = try RawHTTP.connect(port: port, timeout: 30)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw Failure(description: "cannot connect to 127.0.0.1:\(port)") }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nContent-Length: \(body.count)\r\n"
         if !body.isEmpty { head += "Content-Type: application/json\r\n" }
         head += "\r\n"
-        let request = Data(head.utf8) + body
-        var sent = 0
-        try request.withUnsafeBytes { raw in
-            while sent < raw.count {
-                let count = send(fd, raw.baseAddress! + sent, raw.count - sent, 0)
-                guard count > 0 else { throw Failure(description: "send failed") }
-                sent += count
-            }
-        }
+        try RawHTTP.send(fd, Array(head.utf8) + Array(body))
         var response = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {

@@ -16,10 +16,7 @@ public final class ServeProcess: Sendable {
         process.executableURL = Repository.newsgenBinary
         process.arguments = ["serve", "--port", String(firstPort)] + arguments
         process.currentDirectoryURL = site.url
-        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
-        for key in ["ASAN_OPTIONS", "TSAN_OPTIONS"] { env[key] = ProcessInfo.processInfo.environment[key] }
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
+        process.environment = programEnvironment(environment)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -103,10 +100,11 @@ public enum RawHTTP {
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    public static func connect(port: Int) throws -> Int32 {
+    /// A connected socket to 127.0.0.1:`port` whose reads give up after `seconds`.
+    public static func connect(port: Int, timeout seconds: Int = 60) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LoopbackHTTP.Failure(description: "socket failed") }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -123,7 +121,10 @@ public enum RawHTTP {
     }
 
     public static func send(_ fd: Int32, _ text: String) throws {
-        let bytes = Array(text.utf8)
+        try send(fd, Array(text.utf8))
+    }
+
+    public static func send(_ fd: Int32, _ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }

@@ -121,6 +121,16 @@ public struct ProgramResult: Sendable {
     public var standardError: String
 }
 
+/// The environment a program started by a test runs with: a minimal one, plus `extra`.
+public func programEnvironment(_ extra: [String: String]) -> [String: String] {
+    var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
+    // Under scripts/sanitize the programs the tests start are built with the sanitizer too and must run with the
+    // same settings.
+    for key in ["ASAN_OPTIONS", "TSAN_OPTIONS"] { env[key] = ProcessInfo.processInfo.environment[key] }
+    for (key, value) in extra { env[key] = value }
+    return env
+}
+
 /// Runs `executable` with `arguments` in `directory`, with the given environment added to a minimal one.
 public func runProgram(_ executable: URL, _ arguments: [String], in directory: URL? = nil,
                        environment: [String: String] = [:], input: Data? = nil) throws -> ProgramResult {
@@ -128,12 +138,7 @@ public func runProgram(_ executable: URL, _ arguments: [String], in directory: U
     process.executableURL = executable
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = directory }
-    var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "LANG": "C.UTF-8"]
-    // Under scripts/sanitize the programs the tests start are built with the sanitizer too and must run with the
-    // same settings.
-    for key in ["ASAN_OPTIONS", "TSAN_OPTIONS"] { env[key] = ProcessInfo.processInfo.environment[key] }
-    for (key, value) in environment { env[key] = value }
-    process.environment = env
+    process.environment = programEnvironment(environment)
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
