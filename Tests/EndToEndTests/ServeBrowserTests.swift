@@ -44,4 +44,38 @@ import TestSupport
             }
         }
     }
+
+    static let photoScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Browser/photos_in_browser.py")
+
+    /// The sample site's photos as readers see them on a desktop window and on a phone's narrow, dense screen: each
+    /// loads, from the WebP source, in a file at least as wide as it is drawn, in its stated proportions, without
+    /// moving the page; the story's lead photo comes first, with the alt text of the page's language and its credit.
+    @Test(arguments: [("desktop", "1280,1400", 1), ("phone", "412,915", 2)])
+    func theSamplePhotosLoadInTheSizeTheyAreDrawnWithoutMovingThePage(screen: String, window: String, scale: Int) async throws {
+        try await offThePool {
+            let site = try TemporarySite.sample()
+            let serve = try ServeProcess(site: site)
+            defer { serve.stop() }
+            let story = "2026/11/02/rhine-low-water/"
+            let alt = ["en": "Sandbanks showing along the Rhine below green hills",
+                       "fr": "Des bancs de sable apparents le long du Rhin sous des collines vertes",
+                       "zh-hans": "绿色山丘下莱茵河沿岸露出的沙洲"]
+            var pages: [[String: Any]] = [["url": serve.url + "en/", "screenshot": "photos-front-\(screen).png", "min_photos": 3]]
+            for (language, text) in alt.sorted(by: { $0.key < $1.key }) {
+                pages.append(["url": serve.url + "\(language)/\(story)", "screenshot": "photos-story-\(language)-\(screen).png",
+                              "lead": true, "alt": text, "credit": "Lukas Brenner / Example News"])
+            }
+            let configuration: [String: Any] = ["artifacts": Self.artifacts.path, "window": window, "scale": scale, "pages": pages]
+            let argument = String(decoding: try JSONSerialization.data(withJSONObject: configuration), as: UTF8.self)
+            let run = try runProgram(URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.photoScript.path, argument],
+                                     environment: ["HOME": NSTemporaryDirectory()])
+            #expect(run.status == 0, "\(run.standardOutput)\n\(run.standardError)")
+            let report = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
+            #expect((report?["pages"] as? [Any])?.count == pages.count, "\(run.standardOutput)")
+            for page in pages {
+                let name = page["screenshot"] as! String
+                #expect(FileManager.default.fileExists(atPath: Self.artifacts.appendingPathComponent(name).path), "\(name)")
+            }
+        }
+    }
 }
