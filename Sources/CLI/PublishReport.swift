@@ -44,13 +44,7 @@ struct PublishReport {
     func headers(_ notification: Hub.Notification) -> [(String, String)] {
         let authorization = connection?.redactedAuthorization(now: Int(Date().timeIntervalSince1970))
             ?? "SharedAccessSignature sr=<hub URL>&sig=<redacted>&se=<expiry>&skn=<key name>"
-        return [
-            ("Authorization", authorization),
-            ("Content-Type", "application/json;charset=utf-8"),
-            ("ServiceBusNotification-Format", "template"),
-            ("ServiceBusNotification-Tags", notification.tags.headerValue),
-            ("x-ms-version", HubConnection.apiVersion),
-        ]
+        return Publisher.headers(notification, authorization: authorization).map { ($0.name, $0.value) }
     }
 
     func filledNote(_ notification: Hub.Notification) -> String? { notification.filledNote(defaultLanguage: defaultLanguage) }

@@ -59,7 +59,8 @@ public struct Publisher: Sendable {
                     body: notification.body)
     }
 
-    static func headers(_ notification: Notification, authorization: String) -> [HTTPHeader] {
+    /// The headers of a send, in order; `publish --dry-run` shows the same ones with a redacted authorization.
+    public static func headers(_ notification: Notification, authorization: String) -> [HTTPHeader] {
         [
             HTTPHeader("Authorization", authorization),
             HTTPHeader("Content-Type", "application/json;charset=utf-8"),
