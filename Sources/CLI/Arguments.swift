@@ -18,7 +18,9 @@ struct ParsedArguments {
     var options: [String: String] = [:]
     var positional: [String] = []
 
-    init(_ arguments: [String], command: String, flags knownFlags: [String], options knownOptions: [String]) throws(UsageError) {
+    /// `allowed`: how many positional arguments the command takes; one more is an error (unless help is asked for).
+    init(_ arguments: [String], command: String, flags knownFlags: [String], options knownOptions: [String],
+         positional allowed: Int = 0) throws(UsageError) {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -56,6 +58,9 @@ struct ParsedArguments {
                 if let close = Suggestion.closest(to: name, in: known) { message += "; did you mean '\(close)'?" }
                 throw UsageError(message: message, command: command)
             }
+        }
+        if !flags.contains("--help"), positional.count > allowed {
+            throw UsageError(message: "unexpected argument '\(positional[allowed])'", command: command)
         }
     }
 }

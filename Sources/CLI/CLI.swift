@@ -92,9 +92,6 @@ enum BuildCommand {
             console.out(Help.commands[name]!)
             return ExitCode.success
         }
-        if let extra = parsed.positional.first {
-            throw UsageError(message: "unexpected argument '\(extra)'", command: name)
-        }
         let started = monotonicSeconds()
         guard let lockTimeout = BuildLock.timeout(environment: environment) else {
             console.err("error: NEWSGEN_LOCK_TIMEOUT must be a number of seconds, found '\(environment["NEWSGEN_LOCK_TIMEOUT"] ?? "")'")

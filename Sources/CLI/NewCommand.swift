@@ -6,16 +6,13 @@ enum NewCommand {
     static let options = ["--category", "--title", "--site"]
 
     static func run(_ arguments: [String], environment: [String: String], console: Console) throws(UsageError) -> Int32 {
-        let parsed = try ParsedArguments(arguments, command: "new", flags: flags, options: options)
+        let parsed = try ParsedArguments(arguments, command: "new", flags: flags, options: options, positional: 1)
         if parsed.flags.contains("--help") {
             console.out(Help.commands["new"]!)
             return ExitCode.success
         }
         guard let name = parsed.positional.first, !name.isEmpty else {
             throw UsageError(message: "new needs the story's slug, e.g. 'newsgen new quake-off-coast --category World'", command: "new")
-        }
-        if let extra = parsed.positional.dropFirst().first {
-            throw UsageError(message: "unexpected argument '\(extra)'", command: "new")
         }
         guard let category = parsed.options["--category"] else {
             throw UsageError(message: "new needs --category <name>", command: "new")

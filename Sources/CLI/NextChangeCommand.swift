@@ -14,7 +14,6 @@ enum NextChangeCommand {
             console.out(Help.commands["next-change"]!)
             return ExitCode.success
         }
-        if let extra = parsed.positional.first { throw UsageError(message: "unexpected argument '\(extra)'", command: "next-change") }
         guard let site = LoadedSite.load(parsed, environment: environment, console: console) else { return ExitCode.failure }
         let sent: [String: LedgerRecord]
         do {

@@ -14,7 +14,6 @@ enum PublishCommand {
             console.out(Help.commands["publish"]!)
             return ExitCode.success
         }
-        if let extra = parsed.positional.first { throw UsageError(message: "unexpected argument '\(extra)'", command: "publish") }
         var liveWait: Double?
         if let text = parsed.options["--live-wait"] {
             guard let seconds = DurationText.seconds(text) else {

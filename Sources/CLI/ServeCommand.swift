@@ -16,7 +16,6 @@ enum ServeCommand {
             console.out(Help.commands["serve"]!)
             return ExitCode.success
         }
-        if let extra = parsed.positional.first { throw UsageError(message: "unexpected argument '\(extra)'", command: "serve") }
         var port = defaultPort
         if let text = parsed.options["--port"] {
             guard let number = Int(text), (0...65535).contains(number) else {

@@ -10,7 +10,7 @@ enum StatusCommand {
     static let options = ["--site", "--ledger", "--since"]
 
     static func run(_ arguments: [String], environment: [String: String], console: Console) async throws(UsageError) -> Int32 {
-        let parsed = try ParsedArguments(arguments, command: "status", flags: flags, options: options)
+        let parsed = try ParsedArguments(arguments, command: "status", flags: flags, options: options, positional: .max)
         if parsed.flags.contains("--help") {
             console.out(Help.commands["status"]!)
             return ExitCode.success
