@@ -108,13 +108,16 @@ enum BuildCommand {
         let buildOptions = BuildOptions(output: parsed.options["--output"], filter: filter, clean: parsed.flags.contains("--clean"))
         guard writes else {
             let edition: Edition
+            let photos: Int
             do throws(SiteError) {
                 edition = try PushCheck.loadEdition(directory: site, baseURLOverride: parsed.options["--base-url"], cache: .read)
+                photos = try MediaBuild.check(edition)
             } catch {
                 return report(error, console: console)
             }
             let shown = edition.stories.filter(filter.shows).count
-            console.out("checked \(edition.stories.count) stories (\(shown) would be published), \(edition.config.languages.count) languages: no problems")
+            let photoCount = photos == 0 ? "" : ", \(photos) photo\(photos == 1 ? "" : "s")"
+            console.out("checked \(edition.stories.count) stories (\(shown) would be published), \(edition.config.languages.count) languages\(photoCount): no problems")
             return ExitCode.success
         }
         // A build holds the lock from before it reads the cache until the cache and the output are written.

@@ -131,7 +131,8 @@ enum Help {
         OVERVIEW: Validate the site (config, every story, templates) exactly as build does, writing nothing.
         Every breaking story, whatever its date, is also held to the hub's rules (at most 20 tags, a payload
         within 4 KB for every device template in templates/devices/), as are the device templates themselves.
-        For pull-request CI: exit code 1 and every problem listed when something is wrong.
+        The header of every photo in media/ is read (not an image, an unpublished format, over media.max_pixels);
+        a photo damaged past its header is found by build. For pull-request CI: exit code 1 and every problem listed when something is wrong.
 
         USAGE: newsgen check [--drafts] [--future] [--site <dir>] [--base-url <url>]
 

@@ -172,11 +172,34 @@ public enum MediaBuild {
         return published
     }
 
+    /// What `check` can tell of the photos without making them, from their headers, on every core: a file that is
+    /// not an image, a format newsgen does not publish, a photo over `media.max_pixels`. A file damaged past its
+    /// header is found by the build, which decodes it. Returns how many photos were looked at.
+    public static func check(_ edition: Edition) throws(SiteError) -> Int {
+        let photos = edition.media.photos.map(\.path)
+        let failures = Mutex<[Diagnostic]>([])
+        DispatchQueue.concurrentPerform(iterations: photos.count) { index in
+            let path = photos[index]
+            do throws(ImageError) { _ = try header(edition.directory + "/" + path, displayPath: path, settings: edition.config.media) } catch {
+                failures.withLock { $0.append(Diagnostic(path: error.path, message: error.message)) }
+            }
+        }
+        let problems = failures.withLock { $0 }
+        guard problems.isEmpty else { throw SiteError(problems.sorted()) }
+        return photos.count
+    }
+
+    /// A photo's upright header, refused when it is not a photo newsgen publishes or has too many pixels.
+    static func header(_ source: String, displayPath: String, settings: MediaSettings) throws(ImageError) -> ImageHeader {
+        let header = try Images.header(of: source, displayPath: displayPath)
+        try checkSize(header.width, header.height, displayPath: displayPath, settings: settings)
+        return header
+    }
+
     /// The variants one photo gets, made into a new folder that is renamed into place when complete: a build
     /// killed meanwhile leaves no half-made folder that a later build would take as done.
     static func make(_ source: String, displayPath: String, into folder: String, settings: MediaSettings) throws(ImageError) -> [Manifest.Line] {
-        let header = try Images.header(of: source, displayPath: displayPath)
-        try checkSize(header.width, header.height, displayPath: displayPath, settings: settings)
+        let header = try header(source, displayPath: displayPath, settings: settings)
         var widths = settings.widths.filter { $0 <= header.width }
         if widths.isEmpty { widths = [header.width] }
         var requests: [VariantRequest] = []

@@ -230,17 +230,19 @@ import TestSupport
         var bytes: @Sendable () throws -> Data
         var config: String = ""
         var expected: String
+        /// `check` reads headers only: a file damaged past its header is found by the build.
+        var foundByCheck = true
         var testDescription: String { name }
     }
 
     static let badPhotos: [BadPhoto] = [
         BadPhoto(name: "truncated", bytes: { try Data(contentsOf: PhotoTests.flatPhoto).prefix(20_000) },
-                 expected: "media/aurora.jpg: error: damaged or truncated"),
+                 expected: "media/aurora.jpg: error: damaged or truncated", foundByCheck: false),
         BadPhoto(name: "corrupt", bytes: {
             var data = try Data(contentsOf: PhotoTests.flatPhoto)
             data.replaceSubrange(600..<data.count, with: Data(repeating: 0x5A, count: data.count - 600))
             return data
-        }, expected: "media/aurora.jpg: error: damaged or truncated"),
+        }, expected: "media/aurora.jpg: error: damaged or truncated", foundByCheck: false),
         BadPhoto(name: "not an image", bytes: { Data("just some text, not a JPEG\n".utf8) },
                  expected: "media/aurora.jpg: error: not an image libvips can read (JPEG, PNG or WebP)"),
         BadPhoto(name: "oversized", bytes: { try Data(contentsOf: PhotoTests.flatPhoto) }, config: "media: { max_pixels: 1000000 }",
@@ -261,6 +263,13 @@ import TestSupport
         #expect(result.standardError.contains(item.expected), "\(result.standardError)")
         #expect(result.standardError.contains("nothing was written"), "\(result.standardError)")
         #expect(site.snapshot() == before)
+        let check = try await offThePool { try newsgen(["check"], in: site, environment: BuildFixtures.now) }
+        if item.foundByCheck {
+            #expect(check.status == 1)
+            #expect(check.standardError.contains(item.expected), "\(check.standardError)")
+        } else {
+            #expect(check.status == 0, "\(check.standardError)")
+        }
     }
 
     @Test func aMissingFileIsAnErrorAtItsPlaceWithTheClosestName() async throws {

@@ -44,7 +44,7 @@ import TestSupport
 
         let check = try newsgen(["check"], in: site, environment: Self.now)
         #expect(check.status == 0)
-        #expect(check.standardOutput == "checked 18 stories (16 would be published), 3 languages: no problems\n")
+        #expect(check.standardOutput == "checked 18 stories (16 would be published), 3 languages, 6 photos: no problems\n")
     }
 
     @Test func storyWithoutAFrenchBodyShowsTheFallbackNotice() throws {
