@@ -221,8 +221,12 @@ public final class BuildSession: Sendable {
     /// After a successful build with `survey`: what it left is the record for the next one. `edition`: what it
     /// loaded (nil when it found nothing to do).
     public func built(with survey: OutputSurvey, edition: Edition?) {
+        let left = survey.takeLeft()
+        // A build that found nothing to do left the folder as the survey found it.
+        let unchanged = left == nil && edition == nil ? survey.findings() : nil
         state.withLock { state in
-            state.left = survey.takeLeft()
+            state.left = left
+            if let unchanged, unchanged.asCached { state.output = unchanged.cached }
             if let edition { state.edition = edition }
         }
     }
