@@ -66,7 +66,7 @@ public final class BuildSession: Sendable {
         precondition(lock.site == root, "the trace is written under its own site's lock")
         try? FileSystem.createDirectories(lock.site + "/" + BuildCache.storyCacheFolder)
         do {
-            try engine.save(to: StoryRules.tracePath(site: lock.site))   // temporary file and rename: never torn
+            try engine.save(to: StoryRules.tracePath(site: lock.site))   // renamed into place whole, and checksummed
         } catch {
             state.withLock { $0.unsaved = true }
         }
