@@ -28,7 +28,8 @@ public final class OutputSurvey: Sendable {
 
     /// Starts looking at the output folder of the locked site on another thread (the lock is held so that no other
     /// build changes the cache or the folder meanwhile). `clean` is `--clean` (the cache is then not read).
-    /// `keepsRecord`: the build records what it leaves in the folder (`left`).
+    /// `keepsRecord`: the build leaves the write of its output cache and its record of the folder to the caller
+    /// (`Left`, `takeLeft`) instead of writing the cache itself.
     public static func start(lock: BuildLock, clean: Bool, keepsRecord: Bool = false) -> OutputSurvey {
         let survey = OutputSurvey(site: lock.site, output: lock.output, clean: clean, keepsRecord: keepsRecord)
         survey.cacheRead.enter()
