@@ -47,9 +47,9 @@ public enum PushCheck {
     /// The edition as `check`, `build` and `serve` load it: with the hub's check of each breaking story, and
     /// refused with every problem when the site's or the hub's rules are broken.
     public static func loadEdition(directory: String, baseURLOverride: String?, cache: Edition.CacheMode,
-                                   snapshot: InputSnapshot? = nil) throws(SiteError) -> Edition {
+                                   snapshot: InputSnapshot? = nil, session: BuildSession? = nil) throws(SiteError) -> Edition {
         let edition = try Edition.load(directory: directory, baseURLOverride: baseURLOverride, cache: cache,
-                                       snapshot: snapshot, checks: [storyCheck])
+                                       snapshot: snapshot, checks: [storyCheck], session: session)
         let problems = diagnostics(edition)
         if !problems.isEmpty { throw SiteError(problems) }
         return edition

@@ -45,6 +45,12 @@ public struct Engine: Sendable {
     /// still wanted, say).
     public func demanded(kind: String) -> [Key] { roots.filter { $0.kind == kind } }
 
+    /// The recorded inputs that `matches` picks: those under a folder a file watcher saw change, say.
+    public func recordedInputs(where matches: (Key) -> Bool) -> [Key] {
+        // By key alone: looking at an entry would cost a copy of it.
+        trace.keys.filter { rules[$0.kind] == nil && matches($0) }
+    }
+
     /// The hash recorded for a key, or nil when the trace has none or the key failed.
     public func recordedHash(of key: Key) -> UInt64? { trace[key].flatMap { $0.failed ? nil : $0.hash } }
 

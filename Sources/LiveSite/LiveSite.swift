@@ -48,6 +48,8 @@ public final class LiveSite: Sendable {
     /// Rebuilds run one after the other, so that the pages are told about builds in the order they were made.
     private let oneAtATime = Mutex(())
     private let watch = Mutex<SourceWatch?>(nil)
+    /// What each rebuild keeps in memory for the next one (the engine, the look at the sources and at the output).
+    private let session = BuildSession()
     private let say: @Sendable (String) -> Void
     private let warn: @Sendable (String) -> Void
 
@@ -121,13 +123,15 @@ public final class LiveSite: Sendable {
     private func rebuildNow(changed: [String]) {
         let started = monotonicSeconds()
         let styleOnly = !changed.isEmpty && changed.allSatisfy { $0.hasPrefix(Edition.templatesFolder + "/") && $0.hasSuffix(".css") }
+        session.sourcesChanged(changed)
         do {
-            let (edition, filter, report) = try build()
-            let number = builds.add(1, ordering: .relaxed).newValue
-            served.value = Self.servedSite(edition, filter: filter)
-            live.built(number, styleOnly: styleOnly)
-            let milliseconds = Int((monotonicSeconds() - started) * 1000)
-            say("built \(report.stories) stories: \(report.written) written, \(report.unchanged) unchanged, \(report.removed) removed in \(milliseconds) ms")
+            try build { edition, filter, report in
+                let number = builds.add(1, ordering: .relaxed).newValue
+                if let edition { served.value = Self.servedSite(edition, filter: filter) }
+                live.built(number, styleOnly: styleOnly)
+                let milliseconds = Int((monotonicSeconds() - started) * 1000)
+                say("built \(report.stories) stories: \(report.written) written, \(report.unchanged) unchanged, \(report.removed) removed in \(milliseconds) ms")
+            }
         } catch {
             warn(error.diagnostics.map(\.description).joined(separator: "\n"))
             warn("the last good build is still served")
@@ -135,26 +139,24 @@ public final class LiveSite: Sendable {
         }
     }
 
-    /// The one place `serve` builds the site: the edition loaded with `base_url` on this server's address (its
-    /// path kept), the hub's rules checked as `build` checks them, and the output written into `output`, all
-    /// under the build lock, so that a `newsgen build` of the same site waits for it and it for that build.
-    func build() throws(SiteError) -> (Edition, EditionFilter, BuildReport) {
+    /// The one place `serve` builds the site: `SiteBuild.run`, as `newsgen build` builds, with `base_url` on this
+    /// server's address (its path kept) and the output written into `output`, under the build lock, so that a
+    /// `newsgen build` of the same site waits for it and it for that build. `built` is told while the lock is held
+    /// (with the edition of the last load, nil if there was none: a build that found nothing
+    /// to do loads nothing); the caches are written after it, off the way from a save to the reload event.
+    func build(_ built: (Edition?, EditionFilter, BuildReport) -> Void) throws(SiteError) {
         let now = try settings.clock().get()
         let filter = EditionFilter(now: now, includeDrafts: settings.includeDrafts, includeFuture: settings.includeFuture)
         let config = try Edition.loadConfig(directory: settings.site)
         let basePath = Permalinks(config: config, clock: ReaderClock(timeZone: config.timeZone, languages: [])).basePath
         let lock = try BuildLock.acquire(site: settings.site, output: output, timeout: settings.lockTimeout) { [warn] in warn($0) }
         defer {
-            Edition.finishCacheWrites()
+            session.finish(lock: lock)
             lock.release()
         }
-        // As `build` does: the output folder is looked at on another core while the sources are read once.
-        let survey = OutputSurvey.start(lock: lock, clean: false)
-        let snapshot = InputSnapshot.take(directory: settings.site, baseURLOverride: origin + basePath)
-        let edition = try PushCheck.loadEdition(directory: settings.site, baseURLOverride: origin + basePath,
-                                                cache: .readWrite(lock), snapshot: snapshot)
-        let report = try SiteBuilder.build(edition, options: BuildOptions(output: output, filter: filter), lock: lock, survey: survey)
-        return (edition, filter, report)
+        let report = try SiteBuild.run(site: settings.site, baseURLOverride: origin + basePath,
+                                       options: BuildOptions(output: output, filter: filter), lock: lock, session: session)
+        built(session.edition, filter, report)
     }
 
     /// The served site's base path and what `serve` adds to its story pages: a banner on each draft and scheduled

@@ -9,7 +9,8 @@ import Glibc
 /// they appear) with inotify, and reports each burst of changes once: an editor's save is often several events
 /// (write a temporary file, rename it over the old one, change its mode), and one rebuild is enough for them.
 ///
-/// `changed` runs on the watcher's own thread with the site-relative paths that changed; events that come while it
+/// `changed` runs on the watcher's own thread with the site-relative paths that changed ("" when the kernel's queue
+/// overflowed and which ones is unknown); events that come while it
 /// runs are reported when it returns, so changes are handled one batch at a time, in order.
 public final class SourceWatch: Sendable {
     /// How long the folder must stay quiet before a burst counts as finished: an editor's save takes a few
@@ -132,8 +133,8 @@ public final class SourceWatch: Sendable {
                 let name = String(decoding: nameBytes, as: UTF8.self)
                 offset += header + length
                 if mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                    // The kernel dropped events: which files changed is unknown, but a rebuild finds them all.
-                    paths.append(Edition.contentFolder)
+                    // The kernel dropped events: which files changed is unknown; "" asks the rebuild to look at all.
+                    paths.append("")
                     continue
                 }
                 state.withLock { folders in

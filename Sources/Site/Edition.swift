@@ -54,8 +54,11 @@ public struct Edition: Sendable {
     /// `snapshot`: the site as `InputSnapshot.take` found it (with the same directory and base URL override); its
     /// config bytes and story files are used rather than read again.
     /// `checks`: work of other modules on each story, done by the same engine run (see `StoryCheck`).
+    /// `session`: the engine is the one the session kept from its last load, told what changed since, and is kept
+    /// there again instead of its trace being written (see `BuildSession`).
     public static func load(directory: String, baseURLOverride: String? = nil, cache: CacheMode = .off,
-                            snapshot: InputSnapshot? = nil, checks: [StoryCheck] = []) throws(SiteError) -> Edition {
+                            snapshot: InputSnapshot? = nil, checks: [StoryCheck] = [],
+                            session: BuildSession? = nil) throws(SiteError) -> Edition {
         let root = FileSystem.absolute(directory)
         let snapshot = snapshot.flatMap { $0.root == root ? $0 : nil }
         var diagnostics: [Diagnostic] = []
@@ -67,7 +70,8 @@ public struct Edition: Sendable {
         let theme = Theme.load(directory: root + "/" + templatesFolder, displayPath: templatesFolder,
                                config: config, diagnostics: &diagnostics)
         let (stories, checked) = loadStories(root: root, cache: cache, listed: snapshot?.storyFiles, checks: checks,
-                                             options: ["base-url": baseURLOverride ?? ""], diagnostics: &diagnostics)
+                                             options: ["base-url": baseURLOverride ?? ""], session: session,
+                                             diagnostics: &diagnostics)
         diagnostics += crossCheck(stories)
         let media = MediaLibrary.list(root: root, settings: config.media)
         diagnostics += media.problems + media.check(stories)
@@ -170,7 +174,8 @@ public struct Edition: Sendable {
 
     /// `listed`: the story files as an `InputSnapshot` found them; nil to look now.
     private static func loadStories(root: String, cache: CacheMode, listed: FileSystem.SourceListing?,
-                                    checks: [StoryCheck], options: [String: String], diagnostics: inout [Diagnostic])
+                                    checks: [StoryCheck], options: [String: String], session: BuildSession?,
+                                    diagnostics: inout [Diagnostic])
         -> (stories: [Story], checked: [String: [(story: Story, value: any Sendable)]]) {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
@@ -181,9 +186,10 @@ public struct Edition: Sendable {
         diagnostics += Self.diagnostics(listed.problems, in: contentFolder)
         let tracePath = StoryRules.tracePath(site: root)
         let rules = checks.reduce(into: StoryRules.rules) { rules, check in rules.merge(check.rules) { own, _ in own } }
-        var (engine, status) = cache.readsCache
+        let kept = cache.readsCache ? session?.takeEngine() : nil
+        var (engine, status) = kept.map { ($0.engine, Engine.TraceStatus.loaded) } ?? (cache.readsCache
             ? Engine.load(from: tracePath, rules: rules, world: BuildCache.executableIdentity)
-            : (Engine(rules: rules, world: BuildCache.executableIdentity), .missing)
+            : (Engine(rules: rules, world: BuildCache.executableIdentity), .missing))
         var stamps: [String: FileStamp] = [:]
         stamps.reserveCapacity(listed.files.count)
         for (file, stamp) in listed.files { stamps[contentFolder + "/" + file] = stamp }
@@ -194,7 +200,7 @@ public struct Edition: Sendable {
         var checkKeys = checks.flatMap { check in
             engine.demanded(kind: check.kind).filter { stamps[contentFolder + "/" + $0.name] != nil }.sorted()
         }
-        var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, valuesOfDemand: true)
+        var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: kept?.changed, valuesOfDemand: true)
         var stories: [(name: String, story: Story)] = []
         stories.reserveCapacity(storyKeys.count)
         for (key, value) in zip(storyKeys, report.values) {
@@ -227,7 +233,9 @@ public struct Edition: Sendable {
                 diagnostics.append(Diagnostic(path: failure.key.name, message: "\(failure.reason)"))
             }
         }
-        if let lock = cache.writer, status != .loaded || changed {
+        if let session, cache.writer != nil {
+            session.keep(engine, root: root, changedTrace: status != .loaded || changed)
+        } else if let lock = cache.writer, status != .loaded || changed {
             precondition(lock.site == root, "the trace is written under its own site's lock")
             let finished = engine
             BuildCache.inBackground {

@@ -23,16 +23,21 @@ public struct InputSnapshot: Sendable {
     /// `Edition.load` reports it.
     public static func take(directory: String, baseURLOverride: String?) -> InputSnapshot {
         let root = FileSystem.absolute(directory)
-        let configBytes = try? FileSystem.readInput(root + "/" + Edition.configFile)
         let content = root + "/" + Edition.contentFolder
-        let storyFiles = FileSystem.isDirectory(content) ? Edition.storyFiles(in: content) : nil
+        return make(root: root, configBytes: try? FileSystem.readInput(root + "/" + Edition.configFile),
+                    storyFiles: FileSystem.isDirectory(content) ? Edition.storyFiles(in: content) : nil,
+                    themeDigest: Edition.themeDigest(root: root), baseURLOverride: baseURLOverride)
+    }
+
+    /// The snapshot of these looks at the site (as `take` makes them, or as a `BuildSession` keeps them up to date).
+    static func make(root: String, configBytes: [UInt8]?, storyFiles: FileSystem.SourceListing?, themeDigest: UInt64,
+                     baseURLOverride: String?) -> InputSnapshot {
         var digest = Digest()
         digest.add("inputs")
         digest.add(BuildCache.executableIdentity)
         digest.add(configBytes ?? [0xFF, 0xFE])
         digest.add(baseURLOverride ?? "")
         digest.add(baseURLOverride != nil)
-        let themeDigest = Edition.themeDigest(root: root)
         digest.add(themeDigest)
         digest.add(MediaLibrary.listingDigest(root: root))
         var newest: Int64 = 0
@@ -50,7 +55,6 @@ public struct InputSnapshot: Sendable {
             newest = max(newest, stamp.modified)
         }
         return InputSnapshot(root: root, configBytes: configBytes, storyFiles: storyFiles, themeDigest: themeDigest,
-                             key: digest.value,
-                             newestModification: newest)
+                             key: digest.value, newestModification: newest)
     }
 }

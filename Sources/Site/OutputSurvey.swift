@@ -28,8 +28,10 @@ public final class OutputSurvey: Sendable {
 
     /// Starts looking at the output folder of the locked site on another thread (the lock is held so that no other
     /// build changes the cache or the folder meanwhile). `clean` is `--clean` (the cache is then not read).
-    public static func start(lock: BuildLock, clean: Bool) -> OutputSurvey {
-        let survey = OutputSurvey(site: lock.site, output: lock.output, clean: clean)
+    /// `keepsRecord`: the build leaves the write of its output cache and its record of the folder to the caller
+    /// (`Left`, `takeLeft`) instead of writing the cache itself.
+    public static func start(lock: BuildLock, clean: Bool, keepsRecord: Bool = false) -> OutputSurvey {
+        let survey = OutputSurvey(site: lock.site, output: lock.output, clean: clean, keepsRecord: keepsRecord)
         survey.cacheRead.enter()
         DispatchQueue.global().async(group: survey.done) {
             let cached = survey.readCache()
@@ -41,11 +43,46 @@ public final class OutputSurvey: Sendable {
         return survey
     }
 
-    init(site: String, output: String, clean: Bool) {
+    init(site: String, output: String, clean: Bool, keepsRecord: Bool = false) {
         self.site = site
         self.output = output
         self.clean = clean
+        self.keepsRecord = keepsRecord
     }
+
+    /// The output folder as `contents` (what a build of this process left there, `Left`) says it is, without
+    /// looking: for a process that alone writes into that folder (`BuildSession`).
+    init(site: String, output: String, trusting contents: OutputCache.Contents) {
+        self.site = site
+        self.output = output
+        clean = false
+        keepsRecord = true
+        cache.withLock { $0 = contents }
+        let listed = Array(zip(contents.files.paths, contents.entries.lazy.map(\.stamp)))
+        result.withLock { $0 = Findings(cached: contents, listed: listed, folderStamps: contents.folders, asCached: true) }
+    }
+
+    /// What the build that used this survey left in the output folder: the write of its output cache and its
+    /// record of the folder (`OutputCache.Contents`), for whoever keeps the record (`BuildSession`) to do when it
+    /// has time; nil until the build has succeeded.
+    struct Left: Sendable {
+        var writeCache: (@Sendable () -> Void)?
+        var record: @Sendable () -> OutputCache.Contents
+    }
+
+    private let keepsRecord: Bool
+    private let left = Mutex<Left?>(nil)
+
+    /// Called by the build once the output is in place: without a record to keep, the cache is written now.
+    func leave(writingCache writeCache: (@Sendable () -> Void)?, record: @escaping @Sendable () -> OutputCache.Contents) {
+        guard keepsRecord else {
+            writeCache?()
+            return
+        }
+        left.withLock { $0 = Left(writeCache: writeCache, record: record) }
+    }
+
+    func takeLeft() -> Left? { left.withLock { $0.take() } }
 
     /// What was found, once it is found.
     func findings() -> Findings {

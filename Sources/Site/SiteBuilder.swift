@@ -246,6 +246,7 @@ public enum SiteBuilder {
             if !untouched { OutputCache.remove(site: edition.directory, output: output) }
             let summary = try writer.commit(existing: listed.map(\.path))
             if untouched && summary.written == 0 && summary.removed == 0 {
+                if found.asCached { survey.leave(writingCache: nil, record: { cached }) }
                 return BuildReport(stories: stories.count, pages: outputs.count, written: 0,
                                    unchanged: summary.unchanged, removed: 0, output: output,
                                    photos: media.photos.count, photosProcessed: media.made.count)
@@ -284,8 +285,14 @@ public enum SiteBuilder {
             }
             let rechecked = Array(recheck)
             let folders = folderStamps.updated(with: Array(zip(rechecked, FileSystem.stamps(of: rechecked, under: output, folders: true))))
-            OutputCache.save(site: edition.directory, output: output, entries: entries, generated: generatedGroups,
-                             inputs: inputs, folders: folders)
+            let site = edition.directory
+            survey.leave(writingCache: { [entries, inputs] in
+                OutputCache.save(site: site, output: output, entries: entries, generated: generatedGroups,
+                                 inputs: inputs, folders: folders)
+            }, record: { [entries, inputs] in
+                OutputCache.Contents(files: PathTable(entries.lazy.map(\.0)), entries: entries.map(\.1),
+                                     generated: generatedGroups, inputs: inputs, folders: folders)
+            })
             return BuildReport(stories: stories.count, pages: outputs.count, written: summary.written,
                                unchanged: summary.unchanged, removed: summary.removed, output: output,
                                photos: media.photos.count, photosProcessed: media.made.count)
