@@ -67,7 +67,7 @@ enum Help {
         """,
         "serve": """
         OVERVIEW: Build the site and serve it on this machine, rebuilding it after every change to newsgen.yml,
-        content/ or templates/ and reloading the pages open in browsers.
+        content/, templates/ or media/ and reloading the pages open in browsers.
 
         The site is built into .newsgen/serve-<port>/ in the site folder (never into site/), with base_url's
         host replaced by this server's address (its path, such as /news/, is kept). A change that does not

@@ -5,7 +5,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// Watches what a site is made from (`newsgen.yml`, every folder of `content/` and `templates/`, new folders as
+/// Watches what a site is made from (`newsgen.yml`, every folder of `content/`, `templates/` and `media/`, new folders as
 /// they appear) with inotify, and reports each burst of changes once: an editor's save is often several events
 /// (write a temporary file, rename it over the old one, change its mode), and one rebuild is enough for them.
 ///
@@ -31,7 +31,8 @@ public final class SourceWatch: Sendable {
         var stopped = false
     }
 
-    static let watchedRoots = [Edition.configFile, Edition.contentFolder, Edition.templatesFolder]
+    static let watchedFolders = [Edition.contentFolder, Edition.templatesFolder, MediaLibrary.folder]
+    static let watchedRoots = [Edition.configFile] + watchedFolders
     static let mask = UInt32(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MODIFY | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF)
 
     /// Starts watching the site in `site` (absolute).
@@ -52,7 +53,7 @@ public final class SourceWatch: Sendable {
         let root = site
         state.withLock { folders in
             Self.add("", root: root, notify: fd, into: &folders)
-            for name in [Edition.contentFolder, Edition.templatesFolder] { Self.addTree(name, root: root, notify: fd, into: &folders) }
+            for name in Self.watchedFolders { Self.addTree(name, root: root, notify: fd, into: &folders) }
         }
         let thread = Thread { [self] in
             run(root: root, changed: changed)
@@ -144,7 +145,7 @@ public final class SourceWatch: Sendable {
                         return
                     }
                     if folder.isEmpty {
-                        // In the site folder only newsgen.yml, content/ and templates/ matter.
+                        // In the site folder only newsgen.yml, content/, templates/ and media/ matter.
                         guard Self.watchedRoots.contains(name) else { return }
                     }
                     guard !name.isEmpty || mask & UInt32(IN_DELETE_SELF) != 0 else { return }

@@ -125,6 +125,23 @@ import TestSupport
                 try site.write("content/sports/relay.md", Self.story("Relay team wins bronze", category: "Sports"))
             }
             try after("a folder of stories deleted") { try site.remove("content/world/2026") }
+            // Photos are sources too: a story that names a photo not there yet waits for it.
+            let waiting = listener.events.count
+            try site.write("content/world/harbour.md", Self.story("Storm closes the harbour")
+                .replacingOccurrences(of: "title:", with: "image: /media/2026/harbour.jpg\ntitle:"))
+            #expect(listener.next(after: waiting) { $0.name == "problems" } != nil, "a story naming a missing photo")
+            try after("the photo it names added to media/") {
+                try site.write("media/2026/harbour.jpg", try Data(contentsOf: Repository.root.appendingPathComponent("media/rhine-low-water.jpg")))
+            }
+            try after("the photo replaced by another") {
+                try site.write("media/2026/harbour.jpg", try Data(contentsOf: Repository.root.appendingPathComponent("media/shenzhen-port.jpg")))
+            }
+            try after("a document added to media/") { try site.write("media/2026/tide-table.pdf", "%PDF-1.4 tide table\n") }
+            try after("a photo deleted from media/") {
+                try site.remove("media/2026/tide-table.pdf")
+                try site.write("content/world/harbour.md", Self.story("Storm closes the harbour"))
+                try site.remove("media/2026/harbour.jpg")
+            }
         }
     }
 }
