@@ -200,7 +200,7 @@ public struct NotificationPlanner: Sendable {
         }
         var properties: [String: String] = [:]
         var filled: [Language] = []
-        let pageLanguages = config.languages.filter { story.bodies[$0.code] != nil || config.missingLanguage == .fallback }
+        let pageLanguages = config.pageLanguages(of: story)
         for language in config.languages {
             var value = text(language)
             if value == nil {

@@ -84,7 +84,7 @@ enum PushPreview {
         let textProperty = referenced.first { $0.hasPrefix(prefix) } ?? (referenced.contains("messageParam") ? "messageParam" : prefix + language.name)
         let text = notification.properties[textProperty] ?? ""
         let linkProperty = referenced.first { $0 == "url" || $0.hasPrefix("Url_") }
-        let appName = config.title[code: language.code] ?? config.title[code: config.defaultLanguage.code] ?? ""
+        let appName = config.title(in: language)
         var lines = ["<article class=\"phone\" data-device=\"\(escape(kind.name))\">",
                      "<h3>\(escape(kind.name)) <span class=\"lang\">\(escape(language.name)) (\(escape(language.code)))</span></h3>",
                      "<div class=\"screen\" lang=\"\(escape(language.code))\" dir=\"\(language.direction.rawValue)\">",

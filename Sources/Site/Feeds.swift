@@ -220,7 +220,7 @@ extension PageContext {
 
     func feed(_ scope: FeedScope, _ language: Language, now: Timestamp,
               options: MarkdownOptions) throws(FileSystem.Failure) -> Feed {
-        let siteTitle = config.title[code: language.code] ?? config.title[code: config.defaultLanguage.code] ?? ""
+        let siteTitle = config.title(in: language)
         let title: String, home: String
         switch scope {
         case .front:
@@ -241,7 +241,7 @@ extension PageContext {
         // An empty feed still needs a date: the site's newest change, so that rebuilds stay byte-identical.
         let updated = entries.map(\.modified).max() ?? stories.map(\.lastModified).max() ?? now
         return Feed(title: title,
-                    description: config.description[code: language.code] ?? config.description[code: config.defaultLanguage.code] ?? "",
+                    description: config.description(in: language),
                     language: language, homeURL: links.absolute(home), urls: urls, updated: updated,
                     publisherName: config.publisherName(language), entries: entries)
     }
@@ -285,7 +285,7 @@ extension PageContext {
     /// feeds first when it is a category page, then its language's.
     func feedLinks(_ language: Language, category: Category?) -> [[String: String]] {
         var scopes: [(FeedScope, String)] = []
-        let siteTitle = config.title[code: language.code] ?? config.title[code: config.defaultLanguage.code] ?? ""
+        let siteTitle = config.title(in: language)
         if let category { scopes.append((.category(category), category.title(in: language) + " · " + siteTitle)) }
         scopes.append((.front, siteTitle))
         var result: [[String: String]] = []

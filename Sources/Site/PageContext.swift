@@ -112,8 +112,7 @@ struct PageContext: Sendable {
         placeByID.reserveCapacity(stories.count)
         for (place, story) in stories.enumerated() {
             var bits: UInt64 = 0
-            for (index, language) in config.languages.enumerated()
-            where config.missingLanguage == .fallback || story.bodies[language.code] != nil {
+            for (index, language) in config.languages.enumerated() where config.hasPage(story, in: language) {
                 bits |= 1 << UInt64(index)
             }
             pageLanguageBits.append(bits)
@@ -181,8 +180,8 @@ struct PageContext: Sendable {
 
     func site(_ language: Language) -> TemplateValue {
         .object([
-            "title": .string(config.title[code: language.code] ?? config.title[code: config.defaultLanguage.code] ?? ""),
-            "description": .string(config.description[code: language.code] ?? config.description[code: config.defaultLanguage.code] ?? ""),
+            "title": .string(config.title(in: language)),
+            "description": .string(config.description(in: language)),
             "base_url": .string(config.baseURL),
             "home_url": .string(links.href(links.front(language))),
             "static_url": .string(links.href("static/")),

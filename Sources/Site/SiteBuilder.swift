@@ -622,7 +622,7 @@ public enum SiteBuilder {
             return (Permalinks.file(for: context.storyURL(story, language)), html)
         case .front(let language):
             let cards = context.frontStories(language).map { context.card(stories[$0], language) }
-            let title = config.title[code: language.code] ?? config.title[code: config.defaultLanguage.code] ?? ""
+            let title = config.title(in: language)
             let value = context.listPage(kind: "front", title: title,
                                          description: config.description[code: language.code] ?? "",
                                          language: language, relativeURL: links.front(language), url: links.front,

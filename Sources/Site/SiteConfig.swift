@@ -109,10 +109,23 @@ public struct SiteConfig: Sendable, Hashable {
     public var sitemaps = SitemapSettings()
     public var media = MediaSettings()
 
+    /// The site's title in `language`, else in the default language (what pages, feeds and phones name it).
+    public func title(in language: Language) -> String { title[code: language.code] ?? title[code: defaultLanguage.code] ?? "" }
+    /// The site's description in `language`, else in the default language.
+    public func description(in language: Language) -> String {
+        description[code: language.code] ?? description[code: defaultLanguage.code] ?? ""
+    }
+
+    /// Whether `story` has a page in `language`: it has a body there, or missing languages fall back.
+    public func hasPage(_ story: Story, in language: Language) -> Bool {
+        missingLanguage == .fallback || story.bodies[language.code] != nil
+    }
+    /// The languages in which `story` has a page, in config order.
+    public func pageLanguages(of story: Story) -> [Language] { languages.filter { hasPage(story, in: $0) } }
+
     /// The publisher's name in a language: `publisher.name`, else the site title.
     public func publisherName(_ language: Language) -> String {
-        publisher.name[code: language.code] ?? publisher.name[code: defaultLanguage.code]
-            ?? title[code: language.code] ?? title[code: defaultLanguage.code] ?? ""
+        publisher.name[code: language.code] ?? publisher.name[code: defaultLanguage.code] ?? title(in: language)
     }
 
     public var defaultLanguage: Language { languages[0] }
