@@ -110,14 +110,7 @@ import TestSupport
 
             // A new story gets its page; a deleted one loses it.
             let beforeAdd = browsers[1].events.count
-            try site.write("content/world/ferry.md", """
-                ---
-                category: World
-                published: 2026-11-29T10:00:00Z
-                title: Ferry strike halts Channel crossings
-                ---
-                Crossings stopped at dawn.
-                """)
+            try site.write("content/world/ferry.md", ServeRebuildTests.ferry)
             #expect(browsers[1].next(after: beforeAdd) { $0.name == "reload" } != nil)
             let ferry = try serve.get("/en/2026/11/29/ferry/")
             #expect(ferry.status == 200 && ferry.text.contains("Ferry strike halts Channel crossings"))

@@ -14,8 +14,7 @@ import json
 import os
 import sys
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -91,14 +90,8 @@ def main():
     config = json.loads(sys.argv[1])
     artifacts = config["artifacts"]
     os.makedirs(artifacts, exist_ok=True)
-    options = webdriver.ChromeOptions()
-    options.binary_location = config.get("chromium", "/usr/bin/chromium")
     # A desktop window by default; a phone's narrow, dense screen with "window": "412,915" and "scale": 2.
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=" + config.get("window", "1280,1400"),
-                     "--force-device-scale-factor=" + str(config.get("scale", 1))]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(executable_path=config.get("driver", "/usr/bin/chromedriver")), options=options)
+    driver = chromium.start(config, window=config.get("window", "1280,1400"), scale=config.get("scale", 1))
     wait = WebDriverWait(driver, 30, poll_frequency=0.05)
     result = {"pages": [], "problems": []}
     try:

@@ -11,8 +11,7 @@ import os
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -22,11 +21,7 @@ def main():
     config = json.loads(sys.argv[1])
     artifacts = config["artifacts"]
     os.makedirs(artifacts, exist_ok=True)
-    options = webdriver.ChromeOptions()
-    options.binary_location = config.get("chromium", "/usr/bin/chromium")
-    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1400"]:
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(executable_path=config.get("driver", "/usr/bin/chromedriver")), options=options)
+    driver = chromium.start(config)
     result = {"steps": []}
     # A reload replaces the page while a condition reads it: an element found just before is then stale, and the
     # condition is simply asked again.
