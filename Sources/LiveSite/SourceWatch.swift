@@ -100,6 +100,8 @@ public final class SourceWatch: Sendable {
 
     private func run(root: String, changed: @Sendable ([String]) -> Void) {
         var batch: [String] = []
+        var writing: Set<String> = []
+        var burstStarted = ContinuousClock.now
         while true {
             // Idle: wait as long as it takes; within a burst: until it has been quiet for quietSeconds.
             var fds = [pollfd(fd: notify, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
@@ -107,17 +109,27 @@ public final class SourceWatch: Sendable {
             if ready < 0 && errno == EINTR { continue }
             if fds[1].revents != 0 || ready < 0 { return }
             if ready == 0 {
+                // A file still open for writing (an editor that truncates the story and writes it in several steps)
+                // holds the batch until it is closed, so that no rebuild reads it half-written; a file left open
+                // holds it for holdSeconds at most.
+                if !writing.isEmpty, ContinuousClock.now - burstStarted < .seconds(Self.holdSeconds) { continue }
                 let paths = batch
                 batch = []
+                writing = []
                 changed(paths)
                 continue
             }
-            batch += readEvents(root: root)
+            if batch.isEmpty { burstStarted = ContinuousClock.now }
+            batch += readEvents(root: root, writing: &writing)
         }
     }
 
+    /// How long a file open for writing may hold a burst's report.
+    public static let holdSeconds = 1.0
+
     /// The site-relative paths of the events waiting in the inotify queue; new folders are watched at once.
-    private func readEvents(root: String) -> [String] {
+    /// `writing`: the files written to and not closed yet.
+    private func readEvents(root: String, writing: inout Set<String>) -> [String] {
         var paths: [String] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -138,22 +150,31 @@ public final class SourceWatch: Sendable {
                     paths.append("")
                     continue
                 }
-                state.withLock { folders in
-                    guard let folder = folders.folders[descriptor] else { return }
+                let seen = state.withLock { folders -> String? in
+                    guard let folder = folders.folders[descriptor] else { return nil }
                     if mask & UInt32(IN_IGNORED) != 0 {
                         folders.folders[descriptor] = nil
-                        return
+                        return nil
                     }
                     if folder.isEmpty {
                         // In the site folder only newsgen.yml, content/, templates/ and media/ matter.
-                        guard Self.watchedRoots.contains(name) else { return }
+                        guard Self.watchedRoots.contains(name) else { return nil }
                     }
-                    guard !name.isEmpty || mask & UInt32(IN_DELETE_SELF) != 0 else { return }
+                    guard !name.isEmpty || mask & UInt32(IN_DELETE_SELF) != 0 else { return nil }
                     let relative = folder.isEmpty ? name : name.isEmpty ? folder : folder + "/" + name
                     if mask & UInt32(IN_ISDIR) != 0, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                         Self.addTree(relative, root: root, notify: notify, into: &folders)
                     }
-                    paths.append(relative)
+                    return relative
+                }
+                guard let relative = seen else { continue }
+                paths.append(relative)
+                // Hidden files are no part of the site, and an editor may keep its swap file open while it runs.
+                guard mask & UInt32(IN_ISDIR) == 0, !name.isEmpty, !name.hasPrefix(".") else { continue }
+                if mask & UInt32(IN_CREATE | IN_MODIFY) != 0 {
+                    writing.insert(relative)
+                } else if mask & UInt32(IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM) != 0 {
+                    writing.remove(relative)
                 }
             }
         }

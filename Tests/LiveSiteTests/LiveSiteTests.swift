@@ -98,6 +98,39 @@ import TestSupport
         }
     }
 
+    /// An editor that truncates the story and writes it in steps, slower than the quiet time: the change is told once,
+    /// after the file is closed, so that no rebuild reads it half-written; a hidden file held open holds nothing.
+    @Test func aFileStillBeingWrittenIsToldOnceItIsClosed() async throws {
+        try await offThePool {
+            let site = try TemporarySite(files: ["newsgen.yml": "title: x\n", "content/a.md": "a"], copyingTemplatesFromRepository: false)
+            let batches = Batches()
+            let watch = try SourceWatch(site: site.path, quiet: 0.02) { paths in batches.value.withLock { $0.append(paths) } }
+            defer { watch.stop() }
+            let story = try FileHandle(forWritingTo: site.url.appendingPathComponent("content/a.md"))
+            try story.truncate(atOffset: 0)
+            try story.write(contentsOf: Data("---\ncategory: World\n".utf8))
+            usleep(300_000)   // fifteen quiet times
+            #expect(batches.value.withLock { $0.isEmpty }, "told while the file was still open")
+            try story.write(contentsOf: Data("title: Done\n---\nBody.\n".utf8))
+            try story.close()
+            #expect(batches.wait { !$0.isEmpty })
+            usleep(200_000)
+            let seen = batches.value.withLock { $0 }
+            #expect(seen.count == 1 && seen.first?.contains("content/a.md") == true, "\(seen)")
+
+            // A swap file kept open does not hold the story's change.
+            let swap = site.url.appendingPathComponent("content/.a.md.swp")
+            FileManager.default.createFile(atPath: swap.path, contents: nil)
+            let editor = try FileHandle(forWritingTo: swap)
+            defer { try? editor.close() }
+            try editor.write(contentsOf: Data("swap".utf8))
+            try site.write("content/a.md", "saved")
+            let started = Date()
+            #expect(batches.wait { $0.dropFirst(seen.count).joined().contains("content/a.md") })
+            #expect(Date().timeIntervalSince(started) < SourceWatch.holdSeconds * 0.8, "the open swap file held the save")
+        }
+    }
+
     @Test func aBurstOfEventsIsOneBatch() async throws {
         try await offThePool {
             let site = try TemporarySite(files: ["newsgen.yml": "title: x\n", "content/a.md": "a"], copyingTemplatesFromRepository: false)
