@@ -6,7 +6,7 @@
     python3 Benchmarks/photos.py --photos 50 --json /tmp/photos.json
     python3 Benchmarks/photos.py --hugo-photos 100    # Hugo on the first 100 only (it needs ~6 s a photo here)
 
-The photos are generated once with libvips' `vips` command into --photos-dir (/work/bench-photos by default;
+The photos are generated once with libvips' `vips` command into --photos-dir (a folder beside the clone by default;
 never committed): a blurred noise field under a gradient, each photo shifted in brightness and colour so that
 every file is different. Both tools get hard links to the same files. Each makes, from every photo, the widths of
 newsgen's default `media.widths` (400, 800, 1200, 1600) in JPEG and in WebP and the four crops (16:9 1200×675,
@@ -126,7 +126,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--photos", type=int, default=1000)
     parser.add_argument("--size", default="4000x3000")
-    parser.add_argument("--photos-dir", default="/work/bench-photos")
+    parser.add_argument("--photos-dir", default=os.path.join(os.path.dirname(REPO), "bench-photos"))
     parser.add_argument("--root", default=None, help="where the two sites go (default: a temporary folder)")
     parser.add_argument("--newsgen", default=os.path.join(REPO, ".build", "release", "newsgen"))
     parser.add_argument("--skip-hugo", action="store_true")

@@ -2,8 +2,8 @@
 """A local test double of an Azure Notification Hubs hub, for newsgen's end-to-end tests.
 
 It speaks the REST data plane that `newsgen publish` uses (template sends, installations) on 127.0.0.1 only,
-verifies SharedAccessSignature tokens the way the live service must (see
-/work/shared/reference/hub-protocol.md, sections 2.3, 3, 5, 6, 7, 11, 12), renders every matching device
+verifies SharedAccessSignature tokens the way the live service must (as Microsoft's public Notification Hubs REST
+reference describes sends, installations, tags, templates and errors), renders every matching device
 template and records the result, and offers an unauthenticated control plane under /_control/ through which
 tests read what happened and inject faults.
 
@@ -33,9 +33,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, quote, unquote, unquote_to_bytes, urlsplit
 
 LOOPBACK = "127.0.0.1"
-MAX_SEND_BODY = 65536  # bytes; larger template sends get 413 (hub-protocol.md §3.7)
+MAX_SEND_BODY = 65536  # bytes; larger template sends get 413
 MAX_READ_BODY = 8 * 1024 * 1024
-MAX_TEST_SENDS_PER_MINUTE = 10  # debug sends (`test` flag) per minute (hub-protocol.md §3.5)
+MAX_TEST_SENDS_PER_MINUTE = 10  # debug sends (`test` flag) per minute
 MAX_TEST_DELIVERIES = 10  # a debug send reaches at most this many registrations  # anything larger is refused without reading it
 KNOWN_RIGHTS = ("Listen", "Manage", "Send")
 KNOWN_PLATFORMS = ("apns", "fcmv1", "gcm", "wns", "mpns", "adm", "baidu", "browser", "xiaomi")
@@ -79,7 +79,7 @@ def strict_json_loads(text: str):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Tags and tag expressions (hub-protocol.md §5)
+# Tags and tag expressions
 # ---------------------------------------------------------------------------------------------------------------
 
 TAG_RE = re.compile(r"^(\$(InstallationId|UserId):\{[-_@#.:=\w]+\}|[-_@#.:\w]+)$")
@@ -201,7 +201,7 @@ class TagExpression:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Device template language (hub-protocol.md §6, vectors §12.2)
+# Device template language
 # ---------------------------------------------------------------------------------------------------------------
 
 EXPRESSION_STARTS = "$.%#{"
@@ -417,7 +417,7 @@ def render_template(parsed_template, properties):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# SharedAccessSignature verification (hub-protocol.md §2.3)
+# SharedAccessSignature verification
 # ---------------------------------------------------------------------------------------------------------------
 
 
@@ -1114,7 +1114,7 @@ class HubHandler(BaseHTTPRequestHandler):
                 return self.xml(400, f"Invalid tag expression: {error}")
         is_test = "test" in query
         if is_test:
-            # Test sends are throttled to 10 a minute (hub-protocol.md §3.5); the hub answers like any throttle.
+            # Test sends are throttled to 10 a minute; the hub answers like any throttle.
             now = time.time()
             with state.lock:
                 state.test_sends = [moment for moment in state.test_sends if moment > now - 60]
@@ -1249,7 +1249,7 @@ class HubHandler(BaseHTTPRequestHandler):
                 inst = state.installations.get(installation_id)
             if inst is None:
                 return self.xml(404, "Installation not found")
-            # The live service labels this JSON as application/xml (recorded, hub-protocol.md §7.1).
+            # The live service labels this JSON as application/xml (as recorded from it).
             return Response(200, json.dumps(installation_to_json(inst), ensure_ascii=False).encode("utf-8"),
                             XML_CONTENT_TYPE, self.tracking_headers())
         if self.command == "DELETE":

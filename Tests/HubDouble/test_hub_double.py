@@ -28,7 +28,7 @@ import hub_double  # noqa: E402
 
 SCRIPT = os.path.join(HERE, "hub_double.py")
 
-# hub-protocol.md §12.1 (fake key, used as UTF-8 text)
+# A published test vector (fake key, used as UTF-8 text)
 VECTOR_KEY = "Y2hhbmdlLW1lLXRoaXMtaXMtYS10ZXN0LWtleS0wMTI="
 VECTOR_HOST = "contoso-test.servicebus.windows.net"
 V1 = ("SharedAccessSignature sr=https%3A%2F%2Fcontoso-test.servicebus.windows.net%2F"
@@ -68,7 +68,7 @@ UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 
 
 def make_token(key, resource, se, key_name=FULL, upper_hex=True, lowercase=True):
-    """Our own SAS builder for the tests (hub-protocol.md §2.2)."""
+    """Our own SAS builder for the tests."""
     text = resource.lower() if lowercase else resource
     sr = quote(text, safe="")
     if not upper_hex:

@@ -3,7 +3,7 @@ import Hub
 import Signing
 import Testing
 
-@Suite("AccessSignature (SAS tokens, hub-protocol.md §12.1)")
+@Suite("AccessSignature (SAS tokens)")
 struct AccessSignatureTests {
     static let keyName = "DefaultFullSharedAccessSignature"
     static let key = "Y2hhbmdlLW1lLXRoaXMtaXMtYS10ZXN0LWtleS0wMTI="

@@ -1,7 +1,7 @@
 import Hub
 import Testing
 
-@Suite("DeviceTemplate (hub-protocol.md §6, vectors §12.2)")
+@Suite("DeviceTemplate")
 struct DeviceTemplateTests {
     static let seedBody = [
         "News_English": "Breaking World News in English!",

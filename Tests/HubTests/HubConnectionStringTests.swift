@@ -1,7 +1,7 @@
 import Hub
 import Testing
 
-@Suite("HubConnectionString (hub-protocol.md §1.1, §1.2)")
+@Suite("HubConnectionString")
 struct HubConnectionStringTests {
     static let secret = "Y2hhbmdlLW1lLXRoaXMtaXMtYS10ZXN0LWtleS0wMTI="
     static let standard =

@@ -1,7 +1,7 @@
 import Hub
 import Testing
 
-@Suite("RetryPolicy (hub-protocol.md §8)")
+@Suite("RetryPolicy")
 struct RetryScheduleTests {
     let policy = RetryPolicy()
 

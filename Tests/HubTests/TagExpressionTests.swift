@@ -1,7 +1,7 @@
 import Hub
 import Testing
 
-@Suite("TagExpression (hub-protocol.md §5, vectors §12.3)")
+@Suite("TagExpression")
 struct TagExpressionTests {
     private func parse(_ text: String) throws -> TagExpression { try TagExpression(parsing: text) }
 

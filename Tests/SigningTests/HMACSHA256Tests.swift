@@ -78,7 +78,7 @@ struct HMACSHA256Tests {
         #expect(hex(mac) == vector.expected)
     }
 
-    @Test("hub-protocol.md §12.1 V0 (the JS SDK's own unit test)")
+    @Test("The vector of the Azure JavaScript SDK's own SAS unit test")
     func hubVectorV0() {
         let mac = MessageAuthentication.hmacSHA256(key: bytes("mysecretkey"), message: bytes("mydata"))
         #expect(base64(mac) == "u0JTQtSbhCo8r7+Yr/RNiJOs7/VwDireHAXovvLBbXo=")
