@@ -76,12 +76,20 @@ import TestSupport
         }
     }
 
+    /// A small site with `content/a.md` (and `folders`, empty) watched with `quiet`, and the batches it reports.
+    static func watched(quiet: Double = SourceWatch.quietSeconds, folders: [String] = []) throws -> (TemporarySite, Batches, SourceWatch) {
+        let site = try TemporarySite(files: ["newsgen.yml": "title: x\n", "content/a.md": "a"], copyingTemplatesFromRepository: false)
+        for folder in folders {
+            try FileManager.default.createDirectory(at: site.url.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        let batches = Batches()
+        let watch = try SourceWatch(site: site.path, quiet: quiet) { paths in batches.value.withLock { $0.append(paths) } }
+        return (site, batches, watch)
+    }
+
     @Test func reportsChangesToTheSourcesOnlyAndNewFoldersToo() async throws {
         try await offThePool {
-            let site = try TemporarySite(files: ["newsgen.yml": "title: x\n", "content/a.md": "a"], copyingTemplatesFromRepository: false)
-            try FileManager.default.createDirectory(at: site.url.appendingPathComponent("templates"), withIntermediateDirectories: true)
-            let batches = Batches()
-            let watch = try SourceWatch(site: site.path) { paths in batches.value.withLock { $0.append(paths) } }
+            let (site, batches, watch) = try Self.watched(folders: ["templates"])
             defer { watch.stop() }
             try site.write("README.md", "not a source")
             try site.write("content/a.md", "changed")
@@ -102,9 +110,7 @@ import TestSupport
     /// after the file is closed, so that no rebuild reads it half-written; a hidden file held open holds nothing.
     @Test func aFileStillBeingWrittenIsToldOnceItIsClosed() async throws {
         try await offThePool {
-            let site = try TemporarySite(files: ["newsgen.yml": "title: x\n", "content/a.md": "a"], copyingTemplatesFromRepository: false)
-            let batches = Batches()
-            let watch = try SourceWatch(site: site.path, quiet: 0.02) { paths in batches.value.withLock { $0.append(paths) } }
+            let (site, batches, watch) = try Self.watched(quiet: 0.02)
             defer { watch.stop() }
             let story = try FileHandle(forWritingTo: site.url.appendingPathComponent("content/a.md"))
             try story.truncate(atOffset: 0)
@@ -133,10 +139,8 @@ import TestSupport
 
     @Test func aBurstOfEventsIsOneBatch() async throws {
         try await offThePool {
-            let site = try TemporarySite(files: ["newsgen.yml": "title: x\n", "content/a.md": "a"], copyingTemplatesFromRepository: false)
-            let batches = Batches()
             // A long quiet time, so that a busy machine cannot split the burst.
-            let watch = try SourceWatch(site: site.path, quiet: 0.5) { paths in batches.value.withLock { $0.append(paths) } }
+            let (site, batches, watch) = try Self.watched(quiet: 0.5)
             defer { watch.stop() }
             // An editor's save: a temporary file, written, renamed over the story.
             let temporary = site.url.appendingPathComponent("content/.a.md.swp")

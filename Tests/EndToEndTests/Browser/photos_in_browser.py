@@ -90,24 +90,18 @@ def main():
     config = json.loads(sys.argv[1])
     artifacts = config["artifacts"]
     os.makedirs(artifacts, exist_ok=True)
-    # A desktop window by default; a phone's narrow, dense screen with "window": "412,915" and "scale": 2.
-    driver = chromium.start(config, window=config.get("window", "1280,1400"), scale=config.get("scale", 1))
-    wait = WebDriverWait(driver, 30, poll_frequency=0.05)
     result = {"pages": [], "problems": []}
-    try:
+
+    def steps(driver):
+        wait = WebDriverWait(driver, 30, poll_frequency=0.05)
         for page in config["pages"]:
             seen, problems = check_page(driver, wait, page, artifacts)
             result["pages"].append(seen)
             result["problems"] += problems
-        print(json.dumps(result, ensure_ascii=False))
         return 1 if result["problems"] else 0
-    except Exception as error:  # reported to the Swift test, which fails with it
-        result["error"] = f"{type(error).__name__}: {error}"
-        print(json.dumps(result, ensure_ascii=False))
-        return 1
-    finally:
-        driver.quit()
 
+    # A desktop window by default; a phone's narrow, dense screen with "window": "412,915" and "scale": 2.
+    return chromium.run(config, result, steps, window=config.get("window", "1280,1400"), scale=config.get("scale", 1))
 
 if __name__ == "__main__":
     sys.exit(main())

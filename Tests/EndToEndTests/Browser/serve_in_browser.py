@@ -21,12 +21,12 @@ def main():
     config = json.loads(sys.argv[1])
     artifacts = config["artifacts"]
     os.makedirs(artifacts, exist_ok=True)
-    driver = chromium.start(config)
     result = {"steps": []}
-    # A reload replaces the page while a condition reads it: an element found just before is then stale, and the
-    # condition is simply asked again.
-    wait = WebDriverWait(driver, 30, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,))
-    try:
+
+    def steps(driver):
+        # A reload replaces the page while a condition reads it: an element found just before is then stale, and
+        # the condition is simply asked again.
+        wait = WebDriverWait(driver, 30, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,))
         story_file = config["story_file"]
         original = open(story_file, encoding="utf-8").read()
         driver.get(config["story_url"])
@@ -69,18 +69,9 @@ def main():
         missing = {d: t for d, t in config["devices"].items() if texts.get(d) != t}
         if missing:
             raise AssertionError("device texts differ: expected " + json.dumps(missing, ensure_ascii=False) + ", found " + json.dumps(texts, ensure_ascii=False))
-        print(json.dumps(result, ensure_ascii=False))
         return 0
-    except Exception as error:  # reported to the Swift test, which fails with it
-        result["error"] = f"{type(error).__name__}: {error}"
-        try:
-            driver.save_screenshot(os.path.join(artifacts, "serve-failure.png"))
-        except Exception:
-            pass
-        print(json.dumps(result, ensure_ascii=False))
-        return 1
-    finally:
-        driver.quit()
+
+    return chromium.run(config, result, steps, failure_screenshot=os.path.join(artifacts, "serve-failure.png"))
 
 
 if __name__ == "__main__":
