@@ -64,8 +64,10 @@ public struct Engine: Sendable {
                              valuesOfDemand: Bool = false) -> Report {
         let changedHashes = findChanges(inputs: inputs, candidates: changed)
         // The run's copy of the trace must be gone before the commit changes it, or the commit copies it all.
-        let (slots, values) = Run(engine: self, inputs: inputs, changed: changedHashes)
+        let (slots, values, decoded) = Run(engine: self, inputs: inputs, changed: changedHashes)
             .perform(demand, needValues: valuesOfDemand)
+        // Kept in memory, so that this engine's next run does not decode them again.
+        for (key, value) in decoded where slots[key] == nil { trace[key]?.value = value }
         var report = commit(slots, demand: demand, changed: changedHashes)
         report.values = values
         return report

@@ -15,6 +15,9 @@ final class Run: Sendable {
     /// Every key that may be stale: the changed inputs and, through the reverse index, all that depends on them.
     private let dirty: Set<Key>
     private let state = Mutex(State())
+    /// Kept results decoded from their bytes on the way (clean keys, outside any slot), for the engine to keep in
+    /// memory: the same engine's next run then finds them decoded.
+    private let decoded = Mutex<[(Key, any Sendable)]>([])
 
     struct State {
         var slots: [Key: Slot] = [:]
@@ -60,10 +63,11 @@ final class Run: Sendable {
 
     /// Brings every demanded key up to date; the outcome of each key that was looked at more closely than "clean",
     /// and with `needValues` the value of each demanded key.
-    func perform(_ demand: [Key], needValues: Bool) -> (slots: [Key: Slot], values: [(any Sendable)?]) {
+    func perform(_ demand: [Key], needValues: Bool)
+        -> (slots: [Key: Slot], values: [(any Sendable)?], decoded: [(Key, any Sendable)]) {
         let outcomes = resolve(demand, for: nil, needValue: needValues)
         let values = needValues ? outcomes.map { (try? $0.get())?.value } : []
-        return (state.withLock { $0.slots }, values)
+        return (state.withLock { $0.slots }, values, decoded.withLock { $0 })
     }
 
     /// Resolves several keys in parallel for `reader`, each to its outcome.
@@ -73,7 +77,17 @@ final class Run: Sendable {
                 return .failure(error)
             }
         }
-        guard keys.count > 1 else { return keys.map(one) }
+        @Sendable func keepDecoded(_ keys: some Sequence<Key>, _ found: [Result<Resolved, TaskError>]) {
+            let fresh = zip(keys, found).compactMap { key, outcome in
+                (try? outcome.get()).flatMap { $0.decoded ? $0.value.map { (key, $0) } : nil }
+            }
+            if !fresh.isEmpty { decoded.withLock { $0 += fresh } }
+        }
+        guard keys.count > 1 else {
+            let found = keys.map(one)
+            keepDecoded(keys, found)
+            return found
+        }
         // In a few dozen strided chunks rather than one item at a time: a batch of clean keys costs a lookup each,
         // less than taking the lock to store the outcome.
         let chunks = min(keys.count, 64)
@@ -81,6 +95,7 @@ final class Run: Sendable {
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             let indices = stride(from: chunk, to: keys.count, by: chunks)
             let found = indices.map { one(keys[$0]) }
+            keepDecoded(indices.lazy.map { keys[$0] }, found)
             outcomes.withLock { outcomes in
                 for (index, outcome) in zip(indices, found) { outcomes[index] = outcome }
             }
@@ -110,7 +125,7 @@ final class Run: Sendable {
             // needs the stories of a whole archive would otherwise take the lock twice for each.
             if let value = old.value { return Resolved(hash: old.hash, value: value) }
             if let bytes = old.kept, case .bytes(let codec)? = rules[key.kind]?.keep, let value = codec.decode(bytes) {
-                return Resolved(hash: old.hash, value: value)
+                return Resolved(hash: old.hash, value: value, decoded: true)
             }
         }
         while true {
@@ -246,6 +261,8 @@ final class Run: Sendable {
 struct Resolved {
     var hash: UInt64
     var value: (any Sendable)?
+    /// A clean key's kept result, decoded from its bytes by this read (not in any slot).
+    var decoded = false
 }
 
 enum Slot: Sendable {

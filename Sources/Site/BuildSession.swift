@@ -190,7 +190,7 @@ public final class BuildSession: Sendable {
         }
         // Only what is not a file now can have held recorded inputs.
         let folders = changes.filter { FileStamp.of(engineRoot + "/" + $0) == nil }.map { $0 + "/" }
-        keys.formUnion(engine.recordedInputs { key in folders.contains { key.name.hasPrefix($0) } })
+        if !folders.isEmpty { keys.formUnion(engine.recordedInputs { key in folders.contains { key.name.hasPrefix($0) } }) }
         return (engine, keys)
     }
 

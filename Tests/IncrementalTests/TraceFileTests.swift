@@ -1,5 +1,6 @@
 import Foundation
 import Incremental
+import Synchronization
 import Testing
 
 @Suite struct TraceFileTests {
@@ -53,6 +54,28 @@ import Testing
         files.contents["list"] = "b a"
         #expect(engine.run(demand: [Toy.report], inputs: files).ran[Toy.report] as? String == "b: 2\na: 3")
         #expect(invocations.take() == [Toy.count("a"), Toy.count("b"), Toy.report])
+    }
+
+    @Test func aKeptResultIsDecodedOnceByTheEngineThatLoadedIt() throws {
+        _ = try saveFirstRun()
+        let decodes = Mutex(0)
+        var rules = Toy.rules(invocations, keepCounts: true)
+        let counting = Codec(Int.self, encode: { value in
+            withUnsafeBytes(of: Int64(value).littleEndian) { Array($0) }
+        }, decode: { bytes in
+            decodes.withLock { $0 += 1 }
+            return bytes.count == 8 ? Int(bytes.reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }) : nil
+        })
+        rules["count"] = Toy.countRule(invocations, keeping: .bytes(counting))
+        var (engine, _) = Engine.load(from: path, rules: rules, world: 1)
+        let counts = ["a", "b", "c"].map(Toy.count)
+        // A process that keeps its engine (serve) asks for the same values run after run.
+        for _ in 0..<3 {
+            let values = engine.run(demand: counts, inputs: Toy.files, changed: [], valuesOfDemand: true).values
+            #expect(values.map { $0 as? Int } == [3, 2, 1])
+        }
+        #expect(decodes.withLock { $0 } == 3, "each kept count decoded by the first run only")
+        #expect(invocations.total == 0)
     }
 
     @Test func failedAndDroppedStateSurvivesTheProcessToo() throws {
