@@ -62,6 +62,12 @@ public struct ContentHasher: Sendable {
         combine(text.utf8)
     }
 
+    public mutating func combine(_ value: Int) { combine(UInt64(bitPattern: Int64(value))) }
+
+    public mutating func combine(_ value: Bool) { combine(value ? 1 as UInt64 : 2) }
+
+    public mutating func combine(_ value: Double) { combine(value.bitPattern) }
+
     public var value: UInt64 {
         var h = state
         h ^= h >> 33

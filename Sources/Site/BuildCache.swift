@@ -1,3 +1,4 @@
+import Incremental
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
@@ -26,64 +27,19 @@ enum BuildCache {
 
     /// The running binary (size, time, inode): caches written by another build of newsgen are not trusted.
     static let executableIdentity: UInt64 = {
-        var digest = Digest()
-        digest.add(formatVersion)
-        // The file that holds this code (from /proc/self/maps): the newsgen executable, or a test binary. Not
-        // /proc/self/exe alone, which is the profiler when newsgen runs under valgrind.
-        var path = "/proc/self/exe"
-        let probe: @convention(c) () -> Void = {}
-        let address = UInt(bitPattern: unsafeBitCast(probe, to: UnsafeRawPointer.self))
-        if let maps = try? FileSystem.read("/proc/self/maps"), let file = file(holding: address, maps: maps) {
-            path = file
-        }
+        var digest = ContentHasher()
+        digest.combine(formatVersion)
         var info = stat()
-        if stat(path, &info) == 0 {
-            digest.add(UInt64(truncatingIfNeeded: info.st_size))
-            digest.add(UInt64(truncatingIfNeeded: info.st_mtim.tv_sec))
-            digest.add(UInt64(truncatingIfNeeded: info.st_mtim.tv_nsec))
-            digest.add(UInt64(truncatingIfNeeded: info.st_ino))
+        if stat("/proc/self/exe", &info) == 0 {
+            digest.combine(UInt64(truncatingIfNeeded: info.st_size))
+            digest.combine(UInt64(truncatingIfNeeded: info.st_mtim.tv_sec))
+            digest.combine(UInt64(truncatingIfNeeded: info.st_mtim.tv_nsec))
+            digest.combine(UInt64(truncatingIfNeeded: info.st_ino))
         } else {
-            digest.add(UInt64.random(in: 0...UInt64.max))   // unknown binary: never matches a cache
+            digest.combine(UInt64.random(in: 0...UInt64.max))   // unknown binary: never matches a cache
         }
         return digest.value
     }()
-
-    /// The file mapped at `address` in a `/proc/self/maps` listing. Each line is "start-end perms offset dev inode
-    /// path", and only the path has a "/". Read as bytes: splitting the few hundred lines as Strings cost more than a
-    /// rebuild's whole look at its story files.
-    static func file(holding address: UInt, maps: [UInt8]) -> String? {
-        var lineStart = 0
-        while lineStart < maps.count {
-            let lineEnd = maps[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? maps.count
-            defer { lineStart = lineEnd + 1 }
-            var index = lineStart
-            func hex() -> UInt? {
-                var value: UInt = 0
-                var digits = 0
-                while index < lineEnd, digits < 16, let digit = hexDigit(maps[index]) {
-                    value = value << 4 | UInt(digit)
-                    index += 1
-                    digits += 1
-                }
-                return digits > 0 ? value : nil
-            }
-            guard let start = hex(), index < lineEnd, maps[index] == UInt8(ascii: "-") else { continue }
-            index += 1
-            guard let end = hex(), start <= address, address < end,
-                  let slash = maps[index..<lineEnd].firstIndex(of: UInt8(ascii: "/")) else { continue }
-            return String(decoding: maps[slash..<lineEnd], as: UTF8.self)
-        }
-        return nil
-    }
-
-    private static func hexDigit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
 
     /// Writes `bytes` and their checksum to `path` (temporary file + rename); failures are ignored (a cache is
     /// optional). The old file is removed before the rename: ext4 writes a file renamed over another one out to
@@ -95,7 +51,7 @@ enum BuildCache {
         let temporary = path + ".tmp-\(getpid())"
         var sealed = bytes
         var checksum = ByteWriter()
-        checksum.u64(Digest.of(sealed))
+        checksum.u64(ContentHasher.hash(sealed))
         sealed += checksum.bytes
         do {
             try FileSystem.write(sealed, to: temporary)
@@ -112,7 +68,7 @@ enum BuildCache {
         guard var content = try? FileSystem.read(path), content.count >= 8 else { return nil }
         var reader = ByteReader(Array(content[(content.count - 8)...]))
         content.removeLast(8)
-        guard reader.u64() == Digest.of(content) else { return nil }
+        guard reader.u64() == ContentHasher.hash(content) else { return nil }
         return content
     }
 
@@ -136,100 +92,6 @@ enum BuildCache {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec) &* 1_000_000_000 &+ Int64(spec.tv_nsec)
-    }
-}
-
-/// A 64-bit hash of bytes, strings and numbers (not cryptographic: it detects changes, nobody attacks it).
-struct Digest {
-    private(set) var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-    private var length: UInt64 = 0
-
-    init() {}
-
-    private static func rotate(_ x: UInt64, _ r: UInt64) -> UInt64 { (x << r) | (x >> (64 - r)) }
-
-    private mutating func mix(_ word: UInt64) {
-        state = Self.rotate(state ^ (word &* 0x87C3_7B91_1142_53D5), 31) &* 0x4CF5_AD43_2745_937F &+ 0x52DC_E729
-        length &+= 1
-    }
-
-    mutating func add(_ value: UInt64) { mix(value) }
-    mutating func add(_ value: Int) { mix(UInt64(bitPattern: Int64(value))) }
-    mutating func add(_ value: Bool) { mix(value ? 1 : 2) }
-    mutating func add(_ value: Double) { mix(value.bitPattern) }
-
-    mutating func add(_ text: String) {
-        // A native string's bytes in place (a build hashes every output path this way); any other is copied once.
-        if text.utf8.withContiguousStorageIfAvailable({ add(UnsafeRawBufferPointer($0)) }) != nil { return }
-        var copy = text
-        copy.withUTF8 { add(UnsafeRawBufferPointer($0)) }
-    }
-
-    mutating func add(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { add($0) }
-    }
-
-    /// The length first, so that consecutive strings cannot run into each other. Long runs (story files, cache
-    /// files of several megabytes) go through four independent lanes of 8 bytes, folded in at the end: the same
-    /// work per word without each word waiting for the one before.
-    mutating func add(_ bytes: UnsafeRawBufferPointer) {
-        mix(UInt64(bytes.count) | 0xA5A5_0000_0000_0000)
-        var offset = 0
-        if bytes.count >= 64, let base = bytes.baseAddress {
-            func lane(_ x: UInt64, _ word: UInt64) -> UInt64 {
-                Self.rotate(x ^ (word &* 0x87C3_7B91_1142_53D5), 31) &* 0x4CF5_AD43_2745_937F
-            }
-            var a = state, b = state ^ 0x243F_6A88_85A3_08D3, c = state ^ 0x1319_8A2E_0370_7344, d = state ^ 0xA409_3822_299F_31D0
-            let end = bytes.count - 32
-            while offset <= end {
-                a = lane(a, base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                b = lane(b, base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
-                c = lane(c, base.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
-                d = lane(d, base.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
-                offset += 32
-            }
-            mix(a)
-            mix(b)
-            mix(c)
-            mix(d)
-        }
-        while offset + 8 <= bytes.count {
-            mix(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            offset += 8
-        }
-        // The last 0 to 7 bytes, little-endian, in at most three loads.
-        let rest = bytes.count - offset
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        if rest & 4 != 0 {
-            tail = UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-            offset += 4
-            shift = 32
-        }
-        if rest & 2 != 0 {
-            tail |= UInt64(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))) << shift
-            offset += 2
-            shift += 16
-        }
-        if rest & 1 != 0 { tail |= UInt64(bytes[offset]) << shift }
-        mix(tail)
-    }
-
-    /// The finished hash (avalanched so that every input bit affects every output bit).
-    var value: UInt64 {
-        var h = state ^ length
-        h ^= h >> 33
-        h &*= 0xFF51_AFD7_ED55_8CCD
-        h ^= h >> 33
-        h &*= 0xC4CE_B9FE_1A85_EC53
-        h ^= h >> 33
-        return h
-    }
-
-    static func of(_ bytes: [UInt8]) -> UInt64 {
-        var digest = Digest()
-        digest.add(bytes)
-        return digest.value
     }
 }
 
@@ -485,8 +347,8 @@ struct OutputCache {
     static let magic: UInt64 = 0x4E47_4F55_5450_5436   // "NGOUTPT6": generated groups, folders sorted by path
 
     static func path(site: String, output: String) -> String {
-        var digest = Digest()
-        digest.add(output)
+        var digest = ContentHasher()
+        digest.combine(output)
         let name = String(digest.value, radix: 16)
         return site + "/" + BuildCache.storyCacheFolder + "/" + BuildCache.outputCachePrefix
             + String(repeating: "0", count: 16 - name.count) + name

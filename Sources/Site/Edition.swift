@@ -76,11 +76,11 @@ public struct Edition: Sendable {
         let media = MediaLibrary.list(root: root, settings: config.media)
         diagnostics += media.problems + media.check(stories)
         guard diagnostics.isEmpty, let theme else { throw SiteError(diagnostics) }
-        var digest = Digest()
-        digest.add(BuildCache.executableIdentity)
-        digest.add(configBytes)
-        digest.add(config.baseURL)
-        digest.add(snapshot?.themeDigest ?? themeDigest(root: root))   // the snapshot has read the theme once already
+        var digest = ContentHasher()
+        digest.combine(BuildCache.executableIdentity)
+        digest.combine(configBytes)
+        digest.combine(config.baseURL)
+        digest.combine(snapshot?.themeDigest ?? themeDigest(root: root))   // the snapshot has read the theme once already
         var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value,
                               checked: checked)
         edition.inputs = snapshot
@@ -136,16 +136,16 @@ public struct Edition: Sendable {
     }
 
     static func themeDigest(root: String) -> UInt64 {
-        var digest = Digest()
+        var digest = ContentHasher()
         let templates = root + "/" + templatesFolder
         let listing = FileSystem.sources(under: templates, includeHiddenFiles: false)
         for (file, _) in listing.files {
-            digest.add(file)
-            digest.add((try? FileSystem.readInput(templates + "/" + file)) ?? [0xFF, 0xFE])
+            digest.combine(file)
+            digest.combine((try? FileSystem.readInput(templates + "/" + file)) ?? [0xFF, 0xFE])
         }
         for problem in listing.problems {
-            digest.add(problem.path)
-            digest.add(problem.reason)
+            digest.combine(problem.path)
+            digest.combine(problem.reason)
         }
         return digest.value
     }
@@ -160,7 +160,7 @@ public struct Edition: Sendable {
         let path = directory + "/" + story.sourcePath
         let bytes = try FileSystem.readInput(path)
         // The same bytes as when the story was parsed, so each body is where parsing found it.
-        guard Digest.of(bytes) == story.contentHash,
+        guard ContentHasher.hash(bytes) == story.contentHash,
               story.bodies.values.allSatisfy({ $0.sourceRange.upperBound <= bytes.count }) else {
             throw FileSystem.Failure(path: story.sourcePath, reason: "the file changed while the site was being built; run the build again")
         }

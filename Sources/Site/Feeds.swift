@@ -1,3 +1,4 @@
+import Incremental
 import Markdown
 import Synchronization
 
@@ -379,11 +380,11 @@ final class FeedEntries: Sendable {
     /// The key of `story`'s texts in `language` (nil without a cache, or for a story whose bytes are unknown).
     func key(_ story: Story, _ language: Language) -> UInt64? {
         guard let cache, story.contentHash != 0 else { return nil }
-        var digest = Digest()
-        digest.add(cache.base)
-        digest.add(story.sourcePath)
-        digest.add(story.contentHash)
-        digest.add(language.code)
+        var digest = ContentHasher()
+        digest.combine(cache.base)
+        digest.combine(story.sourcePath)
+        digest.combine(story.contentHash)
+        digest.combine(language.code)
         return digest.value
     }
 

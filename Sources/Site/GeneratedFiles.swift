@@ -1,3 +1,4 @@
+import Incremental
 /// The generated files of a build (sitemaps, news sitemaps, robots.txt), made in groups so that a rebuild makes
 /// only the groups whose inputs changed: one new story rebuilds its month's sitemap, the pages sitemap, the index
 /// and robots.txt (and the news sitemaps when it is recent), and leaves every other month's file alone.
@@ -48,14 +49,14 @@ extension SiteBuilder {
     /// config, theme, base URL and flags.
     static func generatedGroups(stories: [Story], links: Permalinks, base: UInt64, now: Timestamp) -> [GeneratedGroup] {
         func fingerprint(_ kind: String, _ places: some Collection<Int>) -> UInt64 {
-            var digest = Digest()
-            digest.add(base)
-            digest.add(kind)
-            digest.add(places.count)
+            var digest = ContentHasher()
+            digest.combine(base)
+            digest.combine(kind)
+            digest.combine(places.count)
             for place in places {
                 let story = stories[place]
-                if story.metadataHash == 0 { digest.add(UInt64.random(in: 0...UInt64.max)) }   // unknown: always build
-                digest.add(story.metadataHash)
+                if story.metadataHash == 0 { digest.combine(UInt64.random(in: 0...UInt64.max)) }   // unknown: always build
+                digest.combine(story.metadataHash)
             }
             return digest.value
         }
@@ -121,20 +122,20 @@ extension SiteBuilder {
             case .news: news = files.map(\.path)
             }
         }
-        var index = Digest()
-        index.add(base)
-        index.add("sitemap index and robots.txt")
-        index.add(sitemaps.count)
+        var index = ContentHasher()
+        index.combine(base)
+        index.combine("sitemap index and robots.txt")
+        index.combine(sitemaps.count)
         for file in sitemaps {
-            index.add(file.path)
-            index.add(file.lastModified != nil)
+            index.combine(file.path)
+            index.combine(file.lastModified != nil)
             if let lastModified = file.lastModified {
-                index.add(lastModified.secondsSinceEpoch)
-                index.add(lastModified.offsetSeconds)
+                index.combine(lastModified.secondsSinceEpoch)
+                index.combine(lastModified.offsetSeconds)
             }
         }
-        index.add(news.count)
-        for path in news { index.add(path) }
+        index.combine(news.count)
+        for path in news { index.combine(path) }
         _ = add(indexGroup, index.value) {
             [(Sitemap.index(sitemaps, links: links), nil),
              (Robots.file(sitemaps: [Sitemap.indexFile] + news, links: links), nil)]
@@ -213,10 +214,10 @@ extension SiteBuilder {
 
     /// The fingerprint of one generated file: its path and the fingerprint of its group.
     static func generatedFileFingerprint(_ path: String, inputs: UInt64) -> UInt64 {
-        var digest = Digest()
-        digest.add("generated")
-        digest.add(path)
-        digest.add(inputs)
+        var digest = ContentHasher()
+        digest.combine("generated")
+        digest.combine(path)
+        digest.combine(inputs)
         return digest.value
     }
 }

@@ -1,3 +1,4 @@
+import Incremental
 /// What a build of a site is made from, as the file system shows it before anything is parsed: the config file's
 /// bytes, every file of the theme, every story file's path and stamp (size, modification time, inode) and the
 /// newsgen binary. Its `key` is the same for two looks at the site exactly when none of these changed (story files
@@ -32,26 +33,26 @@ public struct InputSnapshot: Sendable {
     /// The snapshot of these looks at the site (as `take` makes them, or as a `BuildSession` keeps them up to date).
     static func make(root: String, configBytes: [UInt8]?, storyFiles: FileSystem.SourceListing?, themeDigest: UInt64,
                      baseURLOverride: String?) -> InputSnapshot {
-        var digest = Digest()
-        digest.add("inputs")
-        digest.add(BuildCache.executableIdentity)
-        digest.add(configBytes ?? [0xFF, 0xFE])
-        digest.add(baseURLOverride ?? "")
-        digest.add(baseURLOverride != nil)
-        digest.add(themeDigest)
-        digest.add(MediaLibrary.listingDigest(root: root))
+        var digest = ContentHasher()
+        digest.combine("inputs")
+        digest.combine(BuildCache.executableIdentity)
+        digest.combine(configBytes ?? [0xFF, 0xFE])
+        digest.combine(baseURLOverride ?? "")
+        digest.combine(baseURLOverride != nil)
+        digest.combine(themeDigest)
+        digest.combine(MediaLibrary.listingDigest(root: root))
         var newest: Int64 = 0
-        digest.add(storyFiles?.files.count ?? -1)
+        digest.combine(storyFiles?.files.count ?? -1)
         // What cannot be listed is part of the key: a build that found it cannot be skipped as "nothing changed".
         for problem in storyFiles?.problems ?? [] {
-            digest.add(problem.path)
-            digest.add(problem.reason)
+            digest.combine(problem.path)
+            digest.combine(problem.reason)
         }
         for (path, stamp) in storyFiles?.files ?? [] {
-            digest.add(path)
-            digest.add(stamp.size)
-            digest.add(UInt64(bitPattern: stamp.modified))
-            digest.add(stamp.inode)
+            digest.combine(path)
+            digest.combine(stamp.size)
+            digest.combine(UInt64(bitPattern: stamp.modified))
+            digest.combine(stamp.inode)
             newest = max(newest, stamp.modified)
         }
         return InputSnapshot(root: root, configBytes: configBytes, storyFiles: storyFiles, themeDigest: themeDigest,

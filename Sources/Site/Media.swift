@@ -1,3 +1,4 @@
+import Incremental
 import YAML
 
 /// The `media:` section of newsgen.yml: how photos are published.
@@ -21,10 +22,10 @@ public struct MediaSettings: Sendable, Hashable {
 
     /// Everything that changes a variant's bytes: part of every variant's cache key.
     var variantKey: UInt64 {
-        var digest = Digest()
-        digest.add("media-v1")
-        for width in widths { digest.add(width) }
-        digest.add(quality)
+        var digest = ContentHasher()
+        digest.combine("media-v1")
+        for width in widths { digest.combine(width) }
+        digest.combine(quality)
         return digest.value
     }
 
@@ -120,16 +121,16 @@ public struct MediaLibrary: Sendable {
 
     /// A hash of the listing (paths and stamps): part of the inputs a build can be skipped on.
     var listingDigest: UInt64 {
-        var digest = Digest()
-        digest.add("media")
-        digest.add(files.count)
+        var digest = ContentHasher()
+        digest.combine("media")
+        digest.combine(files.count)
         for (path, stamp) in files {
-            digest.add(path)
-            digest.add(stamp.size)
-            digest.add(UInt64(bitPattern: stamp.modified))
-            digest.add(stamp.inode)
+            digest.combine(path)
+            digest.combine(stamp.size)
+            digest.combine(UInt64(bitPattern: stamp.modified))
+            digest.combine(stamp.inode)
         }
-        for problem in problems { digest.add(problem.description) }
+        for problem in problems { digest.combine(problem.description) }
         return digest.value
     }
 

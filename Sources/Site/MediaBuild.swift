@@ -1,3 +1,4 @@
+import Incremental
 import Dispatch
 import Images
 import Synchronization
@@ -37,8 +38,8 @@ public struct PublishedMedia: Sendable {
     func key(for story: Story) -> UInt64 {
         let references = story.media
         if references.isEmpty { return 0 }
-        var digest = Digest()
-        for reference in references { digest.add(keys[reference.path] ?? 0) }
+        var digest = ContentHasher()
+        for reference in references { digest.combine(keys[reference.path] ?? 0) }
         return digest.value
     }
 
@@ -93,7 +94,7 @@ public enum MediaBuild {
             }
             switch Result(catching: { () throws(FileSystem.Failure) in try FileSystem.read(root + "/" + path) }) {
             case .success(let bytes):
-                let hash = Digest.of(bytes)
+                let hash = ContentHasher.hash(bytes)
                 hashes.withLock { $0[path] = hash }
             case .failure(let error):
                 failures.withLock { $0.append(Diagnostic(path: path, message: "cannot read: \(error.reason)")) }
@@ -145,10 +146,10 @@ public enum MediaBuild {
         published.made = toMake
 
         for (path, _) in files {
-            var digest = Digest()
-            digest.add(key)
-            digest.add(path)
-            digest.add(hash[path] ?? 0)
+            var digest = ContentHasher()
+            digest.combine(key)
+            digest.combine(path)
+            digest.combine(hash[path] ?? 0)
             let fingerprint = digest.value
             published.keys[path] = fingerprint
             guard let lines = manifests[path] else {   // any other file: as it is

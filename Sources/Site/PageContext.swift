@@ -1,3 +1,4 @@
+import Incremental
 import Foundation
 import Markdown
 import Synchronization
@@ -123,10 +124,10 @@ struct PageContext: Sendable {
                 }
             }
             categoryPlaces.append(places)
-            var key = Digest()
-            key.add(story.sourcePath)
-            key.add(story.contentHash)
-            if story.contentHash == 0 { key.add(UInt64.random(in: 0...UInt64.max)) }   // unknown: always render
+            var key = ContentHasher()
+            key.combine(story.sourcePath)
+            key.combine(story.contentHash)
+            if story.contentHash == 0 { key.combine(UInt64.random(in: 0...UInt64.max)) }   // unknown: always render
             storyKeys.append(key.value)
             placeByID[story.id] = place
         }

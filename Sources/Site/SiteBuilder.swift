@@ -1,3 +1,4 @@
+import Incremental
 import Dispatch
 import Markdown
 import Synchronization
@@ -94,10 +95,10 @@ public enum SiteBuilder {
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
         let links = Permalinks(config: config, clock: clock)
         let media = try MediaBuild.publish(edition, lock: lock)   // before anything is written to the output
-        var base = Digest()
-        base.add(edition.fingerprint)
-        base.add(options.filter.includeDrafts)
-        base.add(options.filter.includeFuture)
+        var base = ContentHasher()
+        base.combine(edition.fingerprint)
+        base.combine(options.filter.includeDrafts)
+        base.combine(options.filter.includeFuture)
         let baseFingerprint = base.value
         // Feed entries' body texts are kept between builds made from the same base (the cache is not read by
         // --clean, which renders everything, but is written).
@@ -323,10 +324,10 @@ public enum SiteBuilder {
     }
 
     static func inputsKey(_ snapshot: InputSnapshot, filter: EditionFilter) -> UInt64 {
-        var digest = Digest()
-        digest.add(snapshot.key)
-        digest.add(filter.includeDrafts)
-        digest.add(filter.includeFuture)
+        var digest = ContentHasher()
+        digest.combine(snapshot.key)
+        digest.combine(filter.includeDrafts)
+        digest.combine(filter.includeFuture)
         return digest.value
     }
 
@@ -542,63 +543,63 @@ public enum SiteBuilder {
         case .keptGenerated(let path, let inputs): return generatedFileFingerprint(path, inputs: inputs)
         default: break
         }
-        var digest = Digest()
-        digest.add(base)
+        var digest = ContentHasher()
+        digest.combine(base)
         func add(_ index: Int) {
-            digest.add(context.storyKeys[index])
-            digest.add(context.media.key(for: stories[index]))
+            digest.combine(context.storyKeys[index])
+            digest.combine(context.media.key(for: stories[index]))
         }
         switch output {
         case .story(let index, let language):
-            digest.add("story")
-            digest.add(language.code)
+            digest.combine("story")
+            digest.combine(language.code)
             add(index)
         case .front(let language):
-            digest.add("front")
-            digest.add(language.code)
+            digest.combine("front")
+            digest.combine(language.code)
             for index in context.frontStories(language) { add(index) }
         case .category(let listing):
             // Everything the page shows: which page it is, where its pager leads, its languages and its stories.
-            digest.add("category")
-            digest.add(listing.category.slug)
-            digest.add(listing.language.code)
+            digest.combine("category")
+            digest.combine(listing.category.slug)
+            digest.combine(listing.language.code)
             for page in [listing.page, listing.newer, listing.older] {
                 switch page {
-                case nil: digest.add(-1)
-                case .index?: digest.add(0)
-                case .archive(let number)?: digest.add(number)
+                case nil: digest.combine(-1)
+                case .index?: digest.combine(0)
+                case .archive(let number)?: digest.combine(number)
                 }
             }
-            digest.add(listing.alternates.count)
-            for other in listing.alternates { digest.add(other.code) }
-            digest.add(listing.stories.count)
+            digest.combine(listing.alternates.count)
+            for other in listing.alternates { digest.combine(other.code) }
+            digest.combine(listing.stories.count)
             for index in listing.stories { add(index) }
         case .feed(let scope, let language, let format):
-            digest.add("feed")
+            digest.combine("feed")
             switch scope {
-            case .front: digest.add("front")
-            case .category(let category): digest.add(category.slug)
+            case .front: digest.combine("front")
+            case .category(let category): digest.combine(category.slug)
             }
-            digest.add(language.code)
-            digest.add(format.rawValue)
+            digest.combine(language.code)
+            digest.combine(format.rawValue)
             let chosen = context.feedStories(scope, language)
-            digest.add(chosen.count)
+            digest.combine(chosen.count)
             for index in chosen { add(index) }
             if chosen.isEmpty {   // the date of an empty feed: the newest change, or "now"
                 let date = stories.map(\.lastModified).max() ?? now
-                digest.add(date.secondsSinceEpoch)
-                digest.add(date.offsetSeconds)
+                digest.combine(date.secondsSinceEpoch)
+                digest.combine(date.offsetSeconds)
             }
         case .generated, .keptGenerated: break   // above
-        case .root: digest.add("root")
-        case .notFound: digest.add("404")
+        case .root: digest.combine("root")
+        case .notFound: digest.combine("404")
         case .staticFile(let file):
-            digest.add("static")
-            digest.add(file)
+            digest.combine("static")
+            digest.combine(file)
         case .media(let index):
-            digest.add("media")
-            digest.add(context.media.outputs[index].path)
-            digest.add(context.media.outputs[index].fingerprint)
+            digest.combine("media")
+            digest.combine(context.media.outputs[index].path)
+            digest.combine(context.media.outputs[index].fingerprint)
         }
         return digest.value
     }

@@ -1,3 +1,4 @@
+import Incremental
 /// A story's metadata as bytes (what the engine keeps of a parsed story between processes), and back.
 ///
 /// The bodies' text is not kept, only where each body is in the file (`Edition.withBodies` reads it again). A
@@ -101,7 +102,7 @@ enum StoryCodec {
         metadata.metadataHash = 0
         var writer = ByteWriter()
         write(metadata, &writer, bodyPositions: false)
-        return Digest.of(writer.bytes)
+        return ContentHasher.hash(writer.bytes)
     }
 
     /// Reads past a story's details as `write` wrote them, checking every length and count.

@@ -38,7 +38,7 @@ enum StoryRules {
             let name = String(key.name.split(separator: "/").last ?? Substring(key.name))
             // Bodies are read again for the pages that show them, so that memory does not grow with the archive.
             var (story, problems) = StoryParser(config: config).parse(bytes: bytes, path: path, fileName: name, withBodies: false)
-            story?.contentHash = Digest.of(bytes)
+            story?.contentHash = ContentHasher.hash(bytes)
             let metadataHash = story.map(StoryCodec.metadataHash) ?? 0
             story?.metadataHash = metadataHash
             let parsed = ParsedStory(story: problems.isEmpty ? story : nil, problems: problems)

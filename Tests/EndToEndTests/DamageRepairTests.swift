@@ -162,4 +162,25 @@ import Glibc
         try generated.save(story)
         try await Self.expectRepaired(generated, after: "\(damage.rawValue) \(prefix)… and an edit of \(story.file)")
     }
+
+    /// Caches are tied to the newsgen binary that wrote them: another build of newsgen (here a copy, which is another
+    /// file) trusts none of them, writes its own, and gives the clean tree.
+    @Test func cachesWrittenByAnotherNewsgenBinaryAreNotTrusted() async throws {
+        let generated = try await Self.builtSite(seed: 14)
+        let trace = generated.site.path + "/.newsgen/trace"
+        func world() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: trace))[12..<20] }
+        let ours = try world()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("newsgen-copy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("newsgen")
+        try FileManager.default.copyItem(at: Repository.newsgenBinary, to: copy)
+        let result = try await offThePool { [site = generated.site, environment = generated.environment] in
+            try runProgram(copy, ["build", "--quiet"], in: site.url, environment: environment)
+        }
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try world() != ours, "the copy wrote a trace of its own")
+        try await Self.expectRepaired(generated, after: "a build by a copy of the binary")
+        #expect(try world() == ours, "and the original does not trust the copy's")
+    }
 }
