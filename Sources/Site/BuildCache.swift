@@ -403,8 +403,9 @@ struct OutputCache {
         return Contents(files: files, entries: entries, generated: generated, inputs: inputs, folders: folders)
     }
 
-    static func save(site: String, output: String, entries: [(String, Entry)], generated: [Generated],
-                     inputs: Inputs?, folders: FolderStamps) {
+    static func save(site: String, output: String, contents: Contents) {
+        let entries = zip(contents.files.paths, contents.entries)
+        let (generated, inputs, folders) = (contents.generated, contents.inputs, contents.folders)
         var writer = ByteWriter()
         // Room for the whole cache at once (7 MB at 10,000 stories): each entry is its path and four numbers, each
         // folder its path and three; a growing buffer was copied, and its new pages touched, at every doubling.
@@ -414,7 +415,7 @@ struct OutputCache {
         writer.bytes.reserveCapacity(size + 8)   // and the checksum
         writer.u64(magic)
         writer.u64(BuildCache.executableIdentity)
-        writer.int(entries.count)
+        writer.int(contents.entries.count)
         for (file, entry) in entries {
             writer.string(file)
             writer.u64(entry.fingerprint)

@@ -118,113 +118,34 @@ public enum SiteBuilder {
         // The build cache: an output whose fingerprint and file are as the last build left them is kept as it is.
         let survey = survey.flatMap { $0.site == edition.directory && $0.output == output && $0.clean == options.clean ? $0 : nil }
             ?? OutputSurvey(site: edition.directory, output: output, clean: options.clean)
-        let found = survey.findings()
-        let (cached, listed, folderStamps) = (found.cached, found.listed, found.folderStamps)
-        // The stamp of each file of the output folder now. When nothing changed since the cache was written (the
-        // common case), that is the cache's own stamp, and no table of 30,000 paths is built.
-        var existing = PathTable(minimumCapacity: found.asCached ? 0 : listed.count)
-        var existingStamps: [FileStamp] = []
-        for (file, stamp) in found.asCached ? [] : listed where existing.insert(file).inserted { existingStamps.append(stamp) }
-        let (existingFiles, existingFileStamps) = (existing, existingStamps)
-        @Sendable func stampNow(_ path: String) -> FileStamp? {
-            found.asCached ? cached.entry(path)?.stamp : existingFiles.place(of: path).map { existingFileStamps[$0] }
-        }
-        /// Whether the file at `path` is as the cache entry `entry` of the same path says.
-        @Sendable func isAsCached(_ path: String, _ entry: OutputCache.Entry) -> Bool {
-            found.asCached || existingFiles.place(of: path).map { existingFileStamps[$0] } == entry.stamp
-        }
+        let found = FoundOutput(survey.findings())
+        let work = OutputWork(stories: stories, context: context, base: baseFingerprint, now: now,
+                              options: markdownOptions, found: found, writer: writer)
         // The sitemaps, news sitemaps and robots.txt, in groups: on another thread while the pages render. A group
         // whose inputs are unchanged and whose files are as the last build left them is kept without being built.
         let generatedFiles = Mutex<(outputs: [Output], groups: [OutputCache.Generated])>(([], []))
         let generating = DispatchGroup()
         DispatchQueue.global().async(group: generating) {
             let result = generatedOutputs(stories: stories, context: context, base: baseFingerprint, now: now,
-                                          cached: cached.generated) { path, fingerprint in
-                guard let entry = cached.entry(path) else { return false }
-                return entry.fingerprint == fingerprint && isAsCached(path, entry)
+                                          cached: found.cached.generated) { path, fingerprint in
+                found.kept(path, fingerprint: fingerprint) != nil
             }
             generatedFiles.withLock { $0 = result }
         }
         let pages = plan(stories: stories, context: context, now: now)
         let pagePaths = pages.map { path($0, stories: stories, context: context) }
         writer.expect(pagePaths.count + 64)   // the pages, and the sitemaps and robots.txt made meanwhile
-        let known = Mutex<[FileStamp?]>([FileStamp?](repeating: nil, count: pages.count))
-        let fingerprints = Mutex<[UInt64]>([UInt64](repeating: 0, count: pages.count))
-        let failures = Mutex<[Diagnostic]>([])
-        let done = Atomic<Int>(0)
-        let rendered = Atomic<Int>(0)
-        /// Keeps the output as the cache says it is (the caller records it with `writer.keep`), or renders and
-        /// stages it: its fingerprint, and the stamp of the file when it was kept.
-        @Sendable func produce(_ output: Output, _ path: String, _ loaded: inout (index: Int, story: Story)?) throws
-            -> (fingerprint: UInt64, kept: FileStamp?) {
-            let fingerprint = self.fingerprint(output, stories: stories, context: context, base: baseFingerprint, now: now)
-            if let entry = cached.entry(path), entry.fingerprint == fingerprint, isAsCached(path, entry) {
-                return (fingerprint, entry.stamp)
-            }
-            rendered.add(1, ordering: .relaxed)
-            let (file, bytes) = try render(output, stories: stories, context: context, now: now,
-                                           options: markdownOptions, loaded: &loaded)
-            try writer.stage(file, bytes)
-            return (fingerprint, nil)
-        }
-        @Sendable func record(_ error: any Error) {
-            failures.withLock {
-                switch error {
-                case let error as TemplateError:
-                    $0.append(Diagnostic(path: error.path, location: .init(line: error.line, column: error.column), message: error.message))
-                case let error as FileSystem.Failure:
-                    $0.append(Diagnostic(path: error.path, message: error.reason))
-                default:
-                    $0.append(Diagnostic(path: output, message: "\(error)"))
-                }
-            }
-        }
-        let chunk = 32
-        DispatchQueue.concurrentPerform(iterations: (pages.count + chunk - 1) / chunk) { block in
-            var local: [(Int, UInt64)] = []
-            var localStamps: [(Int, FileStamp)] = []
-            var kept: [String] = []
-            var loaded: (index: Int, story: Story)?   // a story's pages in each language are planned together
-            defer {
-                fingerprints.withLock { for (index, value) in local { $0[index] = value } }
-                known.withLock { for (index, stamp) in localStamps { $0[index] = stamp } }
-            }
-            for index in block * chunk..<min(pages.count, (block + 1) * chunk) {
-                if !failures.withLock({ $0.isEmpty }) { return }
-                do {
-                    let result = try produce(pages[index], pagePaths[index], &loaded)
-                    local.append((index, result.fingerprint))
-                    if let stamp = result.kept {
-                        localStamps.append((index, stamp))
-                        kept.append(pagePaths[index])
-                    }
-                } catch {
-                    record(error)
-                }
-            }
-            do { try writer.keep(kept) } catch { record(error) }
-            let finished = done.add(min(chunk, pages.count - block * chunk), ordering: .relaxed).newValue
-            progress?(finished, pages.count)
-        }
+        var produced = work.produceInParallel(pages, at: pagePaths, progress: progress)
         generating.wait()
         let (generated, generatedGroups) = generatedFiles.withLock { $0 }
         let outputs = pages + generated
         let paths = pagePaths + generated.map { path($0, stories: stories, context: context) }
-        for index in pages.count..<outputs.count where failures.withLock({ $0.isEmpty }) {
-            var none: (index: Int, story: Story)?
-            do {
-                let result = try produce(outputs[index], paths[index], &none)
-                if result.kept != nil { try writer.keep([paths[index]]) }
-                fingerprints.withLock { $0.append(result.fingerprint) }
-                known.withLock { $0.append(result.kept) }
-            } catch {
-                record(error)
-            }
+        if produced.failures.isEmpty {
+            produced.append(work.produce(generated, at: Array(paths[pages.count...])))
         }
-        let problems = failures.withLock { $0 }
-        if !problems.isEmpty {
+        if !produced.failures.isEmpty {
             writer.abort()
-            throw SiteError(problems)
+            throw SiteError(produced.failures)
         }
         // The feed texts to keep: those of every story in a feed of this build.
         var wantedTexts: [UInt64] = []
@@ -234,6 +155,7 @@ public enum SiteBuilder {
             }
         }
         feedEntries.save(wanted: wantedTexts)
+        let cached = found.cached
         do {
             // Everything kept as the cache said: the cache stays as it is (same paths, fingerprints and stamps).
             var inputs = inputsRecord(edition, stories: stories, filter: options.filter)
@@ -241,67 +163,69 @@ public enum SiteBuilder {
                old.stories == new.stories, old.builtAt <= new.builtAt {
                 inputs = old   // the same output since the earlier time: the cache need not be written again
             }
-            let untouched = rendered.load(ordering: .relaxed) == 0 && cached.files.count == outputs.count
+            let untouched = produced.rendered == 0 && cached.files.count == outputs.count
                 && inputs == cached.inputs && generatedGroups == cached.generated
             // No cache while files are being replaced: an interrupted commit leads to a full build next time.
             if !untouched { OutputCache.remove(site: edition.directory, output: output) }
-            let summary = try writer.commit(existing: listed.map(\.path))
+            let summary = try writer.commit(existing: found.listed.map(\.path))
+            let report = BuildReport(stories: stories.count, pages: outputs.count, written: summary.written,
+                                     unchanged: summary.unchanged, removed: summary.removed, output: output,
+                                     photos: media.photos.count, photosProcessed: media.made.count)
             if untouched && summary.written == 0 && summary.removed == 0 {
                 if found.asCached { survey.leave(writingCache: nil, record: { cached }) }
-                return BuildReport(stories: stories.count, pages: outputs.count, written: 0,
-                                   unchanged: summary.unchanged, removed: 0, output: output,
-                                   photos: media.photos.count, photosProcessed: media.made.count)
+                return report
             }
             if untouched { OutputCache.remove(site: edition.directory, output: output) }
-            let values = fingerprints.withLock { $0 }
-            let keptStamps = known.withLock { $0 }
-            // A kept output has the stamp it was kept with; only a rendered one can have been written.
-            var stamps = outputs.indices.map { index -> FileStamp? in
-                if let kept = keptStamps[index] { return kept }
-                if let place = summary.writtenFiles.place(of: paths[index]) { return summary.writtenStamps[place] }
-                return stampNow(paths[index])
-            }
-            let unknown = stamps.indices.filter { stamps[$0] == nil }
-            for (index, stamp) in zip(unknown, FileSystem.stamps(of: unknown.map { paths[$0] }, under: output)) {
-                stamps[index] = stamp
-            }
-            var entries: [(String, OutputCache.Entry)] = []
-            entries.reserveCapacity(outputs.count)
-            for index in outputs.indices {
-                guard let stamp = stamps[index] else { continue }
-                entries.append((paths[index], OutputCache.Entry(fingerprint: values[index], stamp: stamp)))
-            }
-            // Folders whose entries may have changed are looked at again; the others keep the stamp read at the
-            // start. Without stamps from the start (a build without a cache), every folder that holds an output.
-            var recheck: Set<String> = []
-            func addFolders(holding file: String) {   // a folder's ancestors are in the set once it is
-                var folder = String(FileSystem.folder(holding: file))
-                while recheck.insert(folder).inserted, !folder.isEmpty { folder = String(FileSystem.folder(holding: folder)) }
-            }
-            if cached.folders.isEmpty {
-                for path in paths { addFolders(holding: path) }
-            } else {
-                for file in summary.writtenFiles.paths { addFolders(holding: file) }
-                for file in summary.unplanned { addFolders(holding: file) }
-            }
-            let rechecked = Array(recheck)
-            let folders = folderStamps.updated(with: Array(zip(rechecked, FileSystem.stamps(of: rechecked, under: output, folders: true))))
+            let contents = newCache(paths: paths, produced: produced, summary: summary, found: found, output: output,
+                                    generated: generatedGroups, inputs: inputs)
             let site = edition.directory
-            survey.leave(writingCache: { [entries, inputs] in
-                OutputCache.save(site: site, output: output, entries: entries, generated: generatedGroups,
-                                 inputs: inputs, folders: folders)
-            }, record: { [entries, inputs] in
-                OutputCache.Contents(files: PathTable(entries.lazy.map(\.0)), entries: entries.map(\.1),
-                                     generated: generatedGroups, inputs: inputs, folders: folders)
-            })
-            return BuildReport(stories: stories.count, pages: outputs.count, written: summary.written,
-                               unchanged: summary.unchanged, removed: summary.removed, output: output,
-                               photos: media.photos.count, photosProcessed: media.made.count)
+            survey.leave(writingCache: {
+                OutputCache.save(site: site, output: output, contents: contents)
+            }, record: { contents })
+            return report
         } catch {
             writer.abort()
             throw SiteError([Diagnostic(path: error.path, message: "cannot write the output: \(error.reason)")],
                             changed: writer.changedFiles)
         }
+    }
+
+    /// The output cache after a committed build: each output with its fingerprint and the stamp of its file (the
+    /// stamp it was kept with, the stamp it was written with, or the one it has now), and the stamps of the folders,
+    /// looked at again only where entries may have changed.
+    static func newCache(paths: [String], produced: Produced, summary: OutputWriter.Summary, found: FoundOutput,
+                         output: String, generated: [OutputCache.Generated], inputs: OutputCache.Inputs?) -> OutputCache.Contents {
+        var stamps = paths.indices.map { index -> FileStamp? in
+            if let kept = produced.kept[index] { return kept }
+            if let place = summary.writtenFiles.place(of: paths[index]) { return summary.writtenStamps[place] }
+            return found.stampNow(paths[index])
+        }
+        let unknown = stamps.indices.filter { stamps[$0] == nil }
+        for (index, stamp) in zip(unknown, FileSystem.stamps(of: unknown.map { paths[$0] }, under: output)) {
+            stamps[index] = stamp
+        }
+        var files = PathTable(minimumCapacity: paths.count)
+        var entries: [OutputCache.Entry] = []
+        entries.reserveCapacity(paths.count)
+        for index in paths.indices {
+            guard let stamp = stamps[index], files.insert(paths[index]).inserted else { continue }
+            entries.append(OutputCache.Entry(fingerprint: produced.fingerprints[index], stamp: stamp))
+        }
+        // Without stamps from the start (a build without a cache), every folder that holds an output is looked at.
+        var recheck: Set<String> = []
+        func addFolders(holding file: String) {   // a folder's ancestors are in the set once it is
+            var folder = String(FileSystem.folder(holding: file))
+            while recheck.insert(folder).inserted, !folder.isEmpty { folder = String(FileSystem.folder(holding: folder)) }
+        }
+        if found.cached.folders.isEmpty {
+            for path in paths { addFolders(holding: path) }
+        } else {
+            for file in summary.writtenFiles.paths { addFolders(holding: file) }
+            for file in summary.unplanned { addFolders(holding: file) }
+        }
+        let rechecked = Array(recheck)
+        let folders = found.folderStamps.updated(with: Array(zip(rechecked, FileSystem.stamps(of: rechecked, under: output, folders: true))))
+        return OutputCache.Contents(files: files, entries: entries, generated: generated, inputs: inputs, folders: folders)
     }
 
     /// The report of a build that has nothing to do, or nil when there may be something: the output folder is as

@@ -1,0 +1,133 @@
+import Dispatch
+import Markdown
+import Synchronization
+import Templates
+
+/// The output folder as a build found it: the last build's output cache, and the stamp each file has now.
+struct FoundOutput: Sendable {
+    let cached: OutputCache.Contents
+    /// Every file of the output folder with its stamp.
+    let listed: [(path: String, stamp: FileStamp)]
+    let folderStamps: FolderStamps
+    /// The folder holds exactly the files the cache lists, with the stamps it lists: nothing else is looked up.
+    let asCached: Bool
+    private let files: PathTable
+    private let stamps: [FileStamp]
+
+    init(_ findings: OutputSurvey.Findings) {
+        cached = findings.cached
+        listed = findings.listed
+        folderStamps = findings.folderStamps
+        asCached = findings.asCached
+        var files = PathTable(minimumCapacity: asCached ? 0 : listed.count)
+        var stamps: [FileStamp] = []
+        for (file, stamp) in asCached ? [] : listed where files.insert(file).inserted { stamps.append(stamp) }
+        self.files = files
+        self.stamps = stamps
+    }
+
+    /// The stamp of the file at `path` now, nil when there is none.
+    func stampNow(_ path: String) -> FileStamp? {
+        asCached ? cached.entry(path)?.stamp : files.place(of: path).map { stamps[$0] }
+    }
+
+    /// The stamp of the file at `path` when the last build made it from the same inputs (`fingerprint`) and it is
+    /// still as that build left it: then it is kept as it is; nil when it must be made.
+    func kept(_ path: String, fingerprint: UInt64) -> FileStamp? {
+        guard let entry = cached.entry(path), entry.fingerprint == fingerprint else { return nil }
+        return asCached || files.place(of: path).map({ stamps[$0] }) == entry.stamp ? entry.stamp : nil
+    }
+}
+
+/// What producing a list of outputs gave: each one's fingerprint, and the stamp of each kept one (nil where it
+/// was rendered and staged), by place in the list; how many were rendered; what went wrong.
+struct Produced: Sendable {
+    var fingerprints: [UInt64] = []
+    var kept: [FileStamp?] = []
+    var rendered = 0
+    var failures: [Diagnostic] = []
+
+    mutating func append(_ other: Produced) {
+        fingerprints += other.fingerprints
+        kept += other.kept
+        rendered += other.rendered
+        failures += other.failures
+    }
+}
+
+/// Producing outputs: each is kept when the output folder holds it as the last build made it from the same inputs,
+/// or rendered and staged in the writer.
+struct OutputWork: Sendable {
+    let stories: [Story]
+    let context: PageContext
+    /// The fingerprint of what every output depends on (binary, config, theme, base URL, flags).
+    let base: UInt64
+    let now: Timestamp
+    let options: MarkdownOptions
+    let found: FoundOutput
+    let writer: OutputWriter
+
+    /// `outputs`, whose files are `paths`, in order; a failure stops the rest.
+    func produce(_ outputs: some Collection<SiteBuilder.Output>, at paths: [String]) -> Produced {
+        var produced = Produced()
+        var loaded: (index: Int, story: Story)?   // a story's pages in each language are planned together
+        var kept: [String] = []
+        for (output, path) in zip(outputs, paths) {
+            let fingerprint = SiteBuilder.fingerprint(output, stories: stories, context: context, base: base, now: now)
+            produced.fingerprints.append(fingerprint)
+            if let stamp = found.kept(path, fingerprint: fingerprint) {
+                produced.kept.append(stamp)
+                kept.append(path)
+                continue
+            }
+            produced.kept.append(nil)
+            produced.rendered += 1
+            do {
+                let (file, bytes) = try SiteBuilder.render(output, stories: stories, context: context, now: now,
+                                                           options: options, loaded: &loaded)
+                try writer.stage(file, bytes)
+            } catch {
+                produced.failures.append(Self.diagnostic(error, output: writer.directory))
+                return produced
+            }
+        }
+        do { try writer.keep(kept) } catch { produced.failures.append(Self.diagnostic(error, output: writer.directory)) }
+        return produced
+    }
+
+    /// `produce` on every core, in chunks of consecutive outputs; after a failure, chunks not started yet are left
+    /// out (the build fails anyway). `progress`: outputs done so far, of all.
+    func produceInParallel(_ outputs: [SiteBuilder.Output], at paths: [String],
+                           progress: (@Sendable (Int, Int) -> Void)?) -> Produced {
+        let chunk = 32
+        let chunks = (outputs.count + chunk - 1) / chunk
+        let results = Mutex([Produced?](repeating: nil, count: chunks))
+        let failed = Atomic<Bool>(false)
+        let done = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: chunks) { block in
+            if failed.load(ordering: .relaxed) { return }
+            let range = block * chunk..<min(outputs.count, (block + 1) * chunk)
+            let result = produce(outputs[range], at: Array(paths[range]))
+            if !result.failures.isEmpty { failed.store(true, ordering: .relaxed) }
+            results.withLock { $0[block] = result }
+            progress?(done.add(range.count, ordering: .relaxed).newValue, outputs.count)
+        }
+        var produced = Produced()
+        for result in results.withLock({ $0 }) {
+            guard let result else { continue }
+            produced.append(result)
+        }
+        return produced
+    }
+
+    static func diagnostic(_ error: any Error, output: String) -> Diagnostic {
+        switch error {
+        case let error as TemplateError:
+            return Diagnostic(path: error.path, location: .init(line: error.line, column: error.column), message: error.message)
+        case let error as FileSystem.Failure:
+            return Diagnostic(path: error.path, message: error.reason)
+        default:
+            return Diagnostic(path: output, message: "\(error)")
+        }
+    }
+}
