@@ -81,7 +81,7 @@ struct SiteRequests: Sendable {
 
     /// Where the first `<body …>` tag ends (the start when there is none).
     static func afterBodyTag(_ html: [UInt8]) -> Int {
-        guard let start = find(Array("<body".utf8), in: html, from: 0),
+        guard let start = html.firstIndex(ofBytes: Array("<body".utf8)),
               let end = html[start...].firstIndex(of: UInt8(ascii: ">")) else { return 0 }
         return end + 1
     }
@@ -91,19 +91,11 @@ struct SiteRequests: Sendable {
         let tag = Array("</body>".utf8)
         var found: Int?
         var from = 0
-        while let at = find(tag, in: html, from: from) {
+        while let at = html.firstIndex(ofBytes: tag, from: from) {
             found = at
             from = at + 1
         }
         return found ?? html.count
-    }
-
-    private static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
-        guard haystack.count >= needle.count, from <= haystack.count - needle.count else { return nil }
-        for start in from...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return start }
-        }
-        return nil
     }
 
     /// The request target percent-decoded, or nil when it is not a clean absolute path: a `.` or `..` segment

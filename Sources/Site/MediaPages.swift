@@ -75,36 +75,40 @@ extension PageContext {
     /// links to the media folder under the site's base path. cmark writes every image as
     /// `<img src="…" alt="…" />` (with ` title="…"` when it has one), which is what is looked for.
     func withPhotos(_ html: [UInt8]) -> [UInt8] {
-        let text = String(decoding: html, as: UTF8.self)
-        guard text.contains("\"/\(MediaLibrary.folder)/") else { return html }
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 512)
-        var rest = Substring(text)
-        let imageStart = "<img src=\"/\(MediaLibrary.folder)/"
-        while let range = rest.range(of: imageStart) {
-            out += rest[..<range.lowerBound]
-            let afterSrc = rest[rest.index(range.lowerBound, offsetBy: 10)...]
-            guard let quote = afterSrc.firstIndex(of: "\""), let close = afterSrc.range(of: " />") else {
-                out += rest[range]
-                rest = rest[range.upperBound...]
+        guard html.firstIndex(ofBytes: Array("\"/\(MediaLibrary.folder)/".utf8)) != nil else { return html }
+        let imageStart = Array("<img src=\"/\(MediaLibrary.folder)/".utf8)
+        let srcOffset = "<img src=\"".utf8.count
+        var out: [UInt8] = []
+        out.reserveCapacity(html.count + 512)
+        var position = 0
+        while let start = html.firstIndex(ofBytes: imageStart, from: position) {
+            out += html[position..<start]
+            let srcStart = start + srcOffset
+            guard let quote = html[srcStart...].firstIndex(of: UInt8(ascii: "\"")),
+                  let close = html.firstIndex(ofBytes: Array(" />".utf8), from: quote) else {
+                out += imageStart
+                position = start + imageStart.count
                 continue
             }
-            let src = String(afterSrc[..<quote])
-            let attributes = afterSrc[afterSrc.index(after: quote)..<close.lowerBound]   // ` alt="…"` and ` title="…"`
+            let src = String(decoding: html[srcStart..<quote], as: UTF8.self)
+            let attributes = String(decoding: html[(quote + 1)..<close], as: UTF8.self)   // ` alt="…"` and ` title="…"`
+            var element: String
             if let path = MediaLibrary.path(ofLink: src), let photo = media.photos[path] {
-                out += "<picture><source type=\"image/webp\" srcset=\"\(srcset(photo.webpWidths))\" sizes=\"\(Self.leadSizes)\">"
-                out += "<img src=\"\(links.href(photo.main.path))\" srcset=\"\(srcset(photo.widths))\" sizes=\"\(Self.leadSizes)\""
-                out += " width=\"\(photo.main.width)\" height=\"\(photo.main.height)\"\(attributes) loading=\"lazy\" decoding=\"async\"></picture>"
+                element = "<picture><source type=\"image/webp\" srcset=\"\(srcset(photo.webpWidths))\" sizes=\"\(Self.leadSizes)\">"
+                element += "<img src=\"\(links.href(photo.main.path))\" srcset=\"\(srcset(photo.widths))\" sizes=\"\(Self.leadSizes)\""
+                element += " width=\"\(photo.main.width)\" height=\"\(photo.main.height)\"\(attributes) loading=\"lazy\" decoding=\"async\"></picture>"
             } else {
-                out += "<img src=\"\(links.href(String(src.dropFirst())))\"\(attributes) />"
+                element = "<img src=\"\(links.href(String(src.dropFirst())))\"\(attributes) />"
             }
-            rest = afterSrc[close.upperBound...]
+            out += element.utf8
+            position = close + 3
         }
-        out += rest
+        out += html[position...]
         if links.basePath != "/" {
-            out = out.replacingOccurrences(of: "href=\"/\(MediaLibrary.folder)/", with: "href=\"\(links.basePath)\(MediaLibrary.folder)/")
+            out = out.replacing(bytes: Array("href=\"/\(MediaLibrary.folder)/".utf8),
+                                with: Array("href=\"\(links.basePath)\(MediaLibrary.folder)/".utf8))
         }
-        return Array(out.utf8)
+        return out
     }
 }
 
