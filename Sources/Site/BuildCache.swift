@@ -403,9 +403,22 @@ struct OutputCache {
         return Contents(files: files, entries: entries, generated: generated, inputs: inputs, folders: folders)
     }
 
-    static func save(site: String, output: String, contents: Contents) {
-        let entries = zip(contents.files.paths, contents.entries)
-        let (generated, inputs, folders) = (contents.generated, contents.inputs, contents.folders)
+    /// A cache as a build has just made it: its entries in order, indexed by path (`contents`) only when the next
+    /// build in the same process reads it, which is after the reload event in serve.
+    struct Written: Sendable {
+        var entries: [(path: String, entry: Entry)]
+        var generated: [Generated]
+        var inputs: Inputs?
+        var folders: FolderStamps
+
+        var contents: Contents {
+            Contents(files: PathTable(entries.lazy.map(\.path)), entries: entries.map(\.entry), generated: generated,
+                     inputs: inputs, folders: folders)
+        }
+    }
+
+    static func save(site: String, output: String, written: Written) {
+        let (entries, generated, inputs, folders) = (written.entries, written.generated, written.inputs, written.folders)
         var writer = ByteWriter()
         // Room for the whole cache at once (7 MB at 10,000 stories): each entry is its path and four numbers, each
         // folder its path and three; a growing buffer was copied, and its new pages touched, at every doubling.
@@ -415,7 +428,7 @@ struct OutputCache {
         writer.bytes.reserveCapacity(size + 8)   // and the checksum
         writer.u64(magic)
         writer.u64(BuildCache.executableIdentity)
-        writer.int(contents.entries.count)
+        writer.int(entries.count)
         for (file, entry) in entries {
             writer.string(file)
             writer.u64(entry.fingerprint)

@@ -176,12 +176,12 @@ public enum SiteBuilder {
                 return report
             }
             if untouched { OutputCache.remove(site: edition.directory, output: output) }
-            let contents = newCache(paths: paths, produced: produced, summary: summary, found: found, output: output,
-                                    generated: generatedGroups, inputs: inputs)
+            let written = newCache(paths: paths, produced: produced, summary: summary, found: found, output: output,
+                                   generated: generatedGroups, inputs: inputs)
             let site = edition.directory
             survey.leave(writingCache: {
-                OutputCache.save(site: site, output: output, contents: contents)
-            }, record: { contents })
+                OutputCache.save(site: site, output: output, written: written)
+            }, record: { written.contents })
             return report
         } catch {
             writer.abort()
@@ -194,7 +194,7 @@ public enum SiteBuilder {
     /// stamp it was kept with, the stamp it was written with, or the one it has now), and the stamps of the folders,
     /// looked at again only where entries may have changed.
     static func newCache(paths: [String], produced: Produced, summary: OutputWriter.Summary, found: FoundOutput,
-                         output: String, generated: [OutputCache.Generated], inputs: OutputCache.Inputs?) -> OutputCache.Contents {
+                         output: String, generated: [OutputCache.Generated], inputs: OutputCache.Inputs?) -> OutputCache.Written {
         var stamps = paths.indices.map { index -> FileStamp? in
             if let kept = produced.kept[index] { return kept }
             if let place = summary.writtenFiles.place(of: paths[index]) { return summary.writtenStamps[place] }
@@ -204,12 +204,11 @@ public enum SiteBuilder {
         for (index, stamp) in zip(unknown, FileSystem.stamps(of: unknown.map { paths[$0] }, under: output)) {
             stamps[index] = stamp
         }
-        var files = PathTable(minimumCapacity: paths.count)
-        var entries: [OutputCache.Entry] = []
+        var entries: [(path: String, entry: OutputCache.Entry)] = []
         entries.reserveCapacity(paths.count)
         for index in paths.indices {
-            guard let stamp = stamps[index], files.insert(paths[index]).inserted else { continue }
-            entries.append(OutputCache.Entry(fingerprint: produced.fingerprints[index], stamp: stamp))
+            guard let stamp = stamps[index] else { continue }
+            entries.append((paths[index], OutputCache.Entry(fingerprint: produced.fingerprints[index], stamp: stamp)))
         }
         // Without stamps from the start (a build without a cache), every folder that holds an output is looked at.
         var recheck: Set<String> = []
@@ -225,7 +224,7 @@ public enum SiteBuilder {
         }
         let rechecked = Array(recheck)
         let folders = found.folderStamps.updated(with: Array(zip(rechecked, FileSystem.stamps(of: rechecked, under: output, folders: true))))
-        return OutputCache.Contents(files: files, entries: entries, generated: generated, inputs: inputs, folders: folders)
+        return OutputCache.Written(entries: entries, generated: generated, inputs: inputs, folders: folders)
     }
 
     /// The report of a build that has nothing to do, or nil when there may be something: the output folder is as
