@@ -5,7 +5,7 @@ import PackageDescription
 // pure-Swift domain modules above them, and a thin executable on top.
 let package = Package(
     name: "newsgen",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],   // Synchronization.Mutex and Atomic
     products: [
         .executable(name: "newsgen", targets: ["newsgen"]),
         // For the fuzz targets in Fuzz/, a package of their own so that `swift build` never links them.
