@@ -1,6 +1,7 @@
-import Incremental
 import Dispatch
+import Incremental
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import Incremental
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import Incremental
+
 /// The generated files of a build (sitemaps, news sitemaps, robots.txt), made in groups so that a rebuild makes
 /// only the groups whose inputs changed: one new story rebuilds its month's sitemap, the pages sitemap, the index
 /// and robots.txt (and the news sitemaps when it is recent), and leaves every other month's file alone.

@@ -1,4 +1,5 @@
 import Incremental
+
 /// What a build of a site is made from, as the file system shows it before anything is parsed: the config file's
 /// bytes, every file of the theme, every story file's path and stamp (size, modification time, inode) and the
 /// newsgen binary. Its `key` is the same for two looks at the site exactly when none of these changed (story files

@@ -1,6 +1,6 @@
-import Incremental
 import Dispatch
 import Images
+import Incremental
 import Synchronization
 
 /// A variant of a photo as published: its file in the output, its size, and the file in the media cache that

@@ -1,5 +1,5 @@
-import Incremental
 import Foundation
+import Incremental
 import Markdown
 import Synchronization
 import Templates

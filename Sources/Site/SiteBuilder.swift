@@ -1,5 +1,5 @@
-import Incremental
 import Dispatch
+import Incremental
 import Markdown
 import Synchronization
 import Templates
@@ -138,7 +138,6 @@ public enum SiteBuilder {
         var produced = work.produceInParallel(pages, at: pagePaths, progress: progress)
         generating.wait()
         let (generated, generatedGroups) = generatedFiles.withLock { $0 }
-        let outputs = pages + generated
         let paths = pagePaths + generated.map { path($0, stories: stories, context: context) }
         if produced.failures.isEmpty {
             produced.append(work.produce(generated, at: Array(paths[pages.count...])))
@@ -163,12 +162,12 @@ public enum SiteBuilder {
                old.stories == new.stories, old.builtAt <= new.builtAt {
                 inputs = old   // the same output since the earlier time: the cache need not be written again
             }
-            let untouched = produced.rendered == 0 && cached.files.count == outputs.count
+            let untouched = produced.rendered == 0 && cached.files.count == paths.count
                 && inputs == cached.inputs && generatedGroups == cached.generated
             // No cache while files are being replaced: an interrupted commit leads to a full build next time.
             if !untouched { OutputCache.remove(site: edition.directory, output: output) }
             let summary = try writer.commit(existing: found.listed.map(\.path))
-            let report = BuildReport(stories: stories.count, pages: outputs.count, written: summary.written,
+            let report = BuildReport(stories: stories.count, pages: paths.count, written: summary.written,
                                      unchanged: summary.unchanged, removed: summary.removed, output: output,
                                      photos: media.photos.count, photosProcessed: media.made.count)
             if untouched && summary.written == 0 && summary.removed == 0 {

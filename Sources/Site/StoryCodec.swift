@@ -1,4 +1,5 @@
 import Incremental
+
 /// A story's metadata as bytes (what the engine keeps of a parsed story between processes), and back.
 ///
 /// The bodies' text is not kept, only where each body is in the file (`Edition.withBodies` reads it again). A
