@@ -32,6 +32,10 @@ public struct Engine: Sendable {
     let rules: [String: Rule]
     var trace: [Key: Entry] = [:]
     var roots: Set<Key> = []
+    /// The trace file as this engine last read or wrote it, and the keys whose entries changed since (added,
+    /// changed or removed): `save` appends only those to it.
+    var file: TraceFileState? = nil
+    var unsaved: Set<Key> = []
 
     public init(rules: [String: Rule], world: UInt64) {
         self.rules = rules
@@ -97,6 +101,8 @@ public struct Engine: Sendable {
     /// marked to run again with everything that depends on them, and what nobody demands any more dropped.
     private mutating func commit(_ slots: [Key: Slot], demand: [Key], changed: [Key: UInt64?]) -> Report {
         var report = Report()
+        var touched: Set<Key> = []   // keys whose entries this commit changes (the reverse index aside)
+        defer { if file != nil { unsaved.formUnion(touched) } }
         var candidates: [Key] = []   // keys that may have lost their last dependent
         var relinks: [(key: Key, old: [Dependency], new: [Dependency])] = []
         var failed: [Key] = []
@@ -106,6 +112,7 @@ public struct Engine: Sendable {
             case .running: preconditionFailure("a run ends with no key running")
             case .done(let finished): done = finished
             case .failed(let error, let read):
+                touched.insert(key)
                 report.failures[error.key] = error
                 failed.append(key)
                 let old = trace[key]
@@ -119,6 +126,7 @@ public struct Engine: Sendable {
                 let known = trace[key].flatMap { $0.isInput && !$0.failed ? $0.hash : nil }
                 // The hash the change check saw, so that an input edited during the run is found changed next time.
                 let hash = changed[key].map { $0 ?? done.hash } ?? known ?? done.hash
+                if hash != known { touched.insert(key) }
                 trace[key] = Entry(hash: hash, isInput: true, dependencies: [],
                                    dependents: trace[key]?.dependents ?? [])
             case .verified, .decoded:
@@ -126,6 +134,11 @@ public struct Engine: Sendable {
             case .ran(let dependencies, let kept):
                 report.ran[key] = done.value
                 let old = trace[key]
+                // A task run again only for its value (one kept in memory only) mostly has the entry it had.
+                if old.map({ $0.failed || $0.isInput || $0.hash != done.hash || $0.dependencies != dependencies
+                             || $0.kept != kept }) ?? true {
+                    touched.insert(key)
+                }
                 relinks.append((key, old?.dependencies ?? [], dependencies))
                 trace[key] = Entry(hash: done.hash, isInput: false, dependencies: dependencies,
                                    dependents: old?.dependents ?? [], kept: kept,
@@ -149,6 +162,7 @@ public struct Engine: Sendable {
         while let key = failed.popLast() {
             for dependent in trace[key]?.dependents ?? [] where trace[dependent]?.failed == false {
                 trace[dependent]?.failed = true
+                touched.insert(dependent)
                 failed.append(dependent)
             }
         }
@@ -158,6 +172,7 @@ public struct Engine: Sendable {
         while let key = candidates.popLast() {
             guard let entry = trace[key], entry.dependents.isEmpty, !roots.contains(key) else { continue }
             trace.removeValue(forKey: key)
+            touched.insert(key)
             if !entry.isInput { report.dropped.append(key) }
             for dependency in entry.dependencies {
                 trace[dependency.key]?.dependents.remove(key)

@@ -6,20 +6,28 @@ import Glibc
 ///
 /// Layout (integers little-endian; "n" is a LEB128 unsigned number):
 ///
-///     header   "NGTRACE\0", format version (4 bytes), world (8), payload size (8), checksum of the payload (8)
+///     header   "NGTRACE\0", format version (4 bytes), world (8)
+///     segments each: payload size (8), checksum of the payload (8), payload
 ///     payload  n kinds, each n bytes of UTF-8
 ///              n keys, each: n kind index, n bytes of UTF-8 name
-///              per key, in the same order: flags (1: input, 2: demanded, 4: kept bytes follow, 8: failed), hash (8),
-///              n dependencies (n key index × 2 + 1 if read in a batch with the one before, hash (8)),
-///              n dependents (n key index), [n kept bytes]
+///              n entries, each: n key index, flags (1: input, 4: kept bytes follow, 8: failed), hash (8),
+///                n dependencies (n key index × 2 + 1 if read in a batch with the one before, hash (8)),
+///                [n kept bytes]
+///              n keys removed from the trace, n keys demanded now, n keys no longer demanded (each n key index)
 ///
-/// A file that is missing, short, of another version or world, or whose checksum or contents do not add up is
-/// ignored as a whole: the run after it is a full one. It is written to a temporary file renamed over the old one,
-/// so a reader sees the old trace or the new one, never a mix.
+/// The first segment holds the whole trace; each later one what a run changed (its entries replace those of the
+/// same keys). A save appends a segment when the file is the one the engine last read or wrote, until the file is
+/// twice the size of its first segment; then, or for any other file, it writes the whole trace to a temporary file
+/// renamed over the old one. So a save costs what changed, and a load never more than twice the whole trace.
+/// The reverse index is not in the file but made again from the dependencies when it is read: so an entry read by
+/// ten thousand others (the config) is not written again each time one of them is added or removed.
+///
+/// A file that is missing, short, of another version or world, or in which any segment's checksum or contents do
+/// not add up is ignored as a whole: the run after it is a full one (after a crash in the middle of an append, say).
 extension Engine {
     static let magic = Array("NGTRACE\0".utf8)
-    static let formatVersion: UInt32 = 1
-    static let headerSize = 36
+    static let formatVersion: UInt32 = 2
+    static let segmentHeaderSize = 16
 
     /// What `load` made of the trace file.
     public enum TraceStatus: Equatable, Sendable {
@@ -32,32 +40,41 @@ extension Engine {
     /// An engine with the trace of `path`, or with none (see the status) when the file cannot be trusted.
     public static func load(from path: String, rules: [String: Rule], world: UInt64) -> (Engine, TraceStatus) {
         var engine = Engine(rules: rules, world: world)
-        guard let bytes = readFile(path) else { return (engine, .missing) }
+        guard let (bytes, identity) = readFile(path) else { return (engine, .missing) }
         do {
-            try engine.decode(bytes)
+            let firstSegment = try engine.decode(bytes)
+            engine.file = TraceFileState(path: path, identity: identity, size: bytes.count, firstSegment: firstSegment,
+                                         roots: engine.roots)
             return (engine, .loaded)
         } catch {
             return (Engine(rules: rules, world: world), .ignored(error.description))
         }
     }
 
-    /// Writes the trace to `path` (atomically: a temporary file in the same folder, then a rename).
-    public func save(to path: String) throws(TraceFileError) {
-        let bytes = encode()
+    /// Appends what changed since this engine read or wrote `path` to it, or writes the whole trace (atomically: a
+    /// temporary file in the same folder, then a rename).
+    public mutating func save(to path: String) throws(TraceFileError) {
+        if let file, file.path == path, file.isCurrent {
+            if unsaved.isEmpty, roots == file.roots { return }
+            let segment = encodeSegment(changes: unsaved, rootsBefore: file.roots)
+            if file.size + segment.count <= 2 * file.firstSegment {
+                try append(segment, to: file)
+                return
+            }
+        }
+        var bytes = Self.magic
+        withUnsafeBytes(of: Self.formatVersion.littleEndian) { bytes += $0 }
+        withUnsafeBytes(of: world.littleEndian) { bytes += $0 }
+        let segment = encodeSegment(changes: nil, rootsBefore: [])
+        bytes += segment
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw TraceFileError(path: temporary, reason: Self.lastError()) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                let reason = Self.lastError()
-                close(fd)
-                unlink(temporary)
-                throw TraceFileError(path: temporary, reason: reason)
-            }
-            written += count
+        var info = stat()
+        if let reason = Self.write(bytes, to: fd) ?? (fstat(fd, &info) == 0 ? nil : Self.lastError()) {
+            close(fd)
+            unlink(temporary)
+            throw TraceFileError(path: temporary, reason: reason)
         }
         close(fd)
         // Not synced, and the old file removed before the rename: renaming over a file makes ext4 write the new one
@@ -66,72 +83,139 @@ extension Engine {
         guard rename(temporary, path) == 0 else {
             let reason = Self.lastError()
             unlink(temporary)
+            file = nil
             throw TraceFileError(path: path, reason: reason)
         }
+        file = TraceFileState(path: path, identity: FileIdentity(info), size: bytes.count, firstSegment: segment.count,
+                              roots: roots)
+        unsaved = []
     }
 
-    func encode() -> [UInt8] {
+    private mutating func append(_ segment: [UInt8], to state: TraceFileState) throws(TraceFileError) {
+        let fd = open(state.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard fd >= 0 else { throw TraceFileError(path: state.path, reason: Self.lastError()) }
+        defer { close(fd) }
+        if let reason = Self.write(segment, to: fd) {
+            file = nil   // maybe torn: the next save writes the whole trace
+            throw TraceFileError(path: state.path, reason: reason)
+        }
+        file = TraceFileState(path: state.path, identity: state.identity, size: state.size + segment.count,
+                              firstSegment: state.firstSegment, roots: roots)
+        unsaved = []
+    }
+
+    private static func write(_ bytes: [UInt8], to fd: Int32) -> String? {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return lastError() }
+            written += count
+        }
+        return nil
+    }
+
+    /// One segment, its header included: the entries of the keys in `changes` (every key when nil), present or
+    /// removed, and the demanded keys that differ from `rootsBefore`.
+    func encodeSegment(changes: Set<Key>?, rootsBefore: Set<Key>) -> [UInt8] {
+        let written = changes.map { Array($0.filter { trace[$0] != nil }) } ?? Array(trace.keys)
+        let removed = changes.map { Array($0.filter { trace[$0] == nil }) } ?? []
+        let demanded = Array(roots.subtracting(rootsBefore))
+        let undemanded = Array(rootsBefore.subtracting(roots))
         var kinds: [String: Int] = [:]
         var kindList: [String] = []
         var index: [Key: Int] = [:]
-        index.reserveCapacity(trace.count)
-        var keptSize = 0
-        for (position, (key, entry)) in trace.enumerated() {
-            index[key] = position
-            keptSize += entry.kept?.count ?? 0
+        var keyList: [Key] = []
+        func note(_ key: Key) {
+            guard index[key] == nil else { return }
+            index[key] = keyList.count
+            keyList.append(key)
             if kinds[key.kind] == nil {
                 kinds[key.kind] = kindList.count
                 kindList.append(key.kind)
             }
         }
+        index.reserveCapacity(changes == nil ? trace.count : 2 * written.count + removed.count)
+        var keptSize = 0
+        for key in written { note(key) }
+        for key in written {
+            let entry = trace[key]!
+            keptSize += entry.kept?.count ?? 0
+            for dependency in entry.dependencies { note(dependency.key) }
+        }
+        for key in removed + demanded + undemanded { note(key) }
+
         var out = TraceWriter()
-        out.bytes.reserveCapacity(Self.headerSize + keptSize + 64 * trace.count)
-        out.bytes += [UInt8](repeating: 0, count: Self.headerSize)   // filled in last
+        out.bytes.reserveCapacity(Self.segmentHeaderSize + keptSize + 32 * written.count + 32 * keyList.count)
+        out.bytes += [UInt8](repeating: 0, count: Self.segmentHeaderSize)   // filled in last
         out.number(kindList.count)
         for kind in kindList { out.text(kind) }
-        out.number(trace.count)
-        for key in trace.keys {   // a dictionary not changed in between lists its keys in the same order
+        out.number(keyList.count)
+        for key in keyList {
             out.number(kinds[key.kind]!)
             out.text(key.name)
         }
-        for (key, entry) in trace {
-            out.bytes.append((entry.isInput ? 1 : 0) | (roots.contains(key) ? 2 : 0) | (entry.kept != nil ? 4 : 0)
-                             | (entry.failed ? 8 : 0))
+        out.number(written.count)
+        for key in written {
+            let entry = trace[key]!
+            out.number(index[key]!)
+            out.bytes.append((entry.isInput ? 1 : 0) | (entry.kept != nil ? 4 : 0) | (entry.failed ? 8 : 0))
             out.word(entry.hash)
             out.number(entry.dependencies.count)
             for dependency in entry.dependencies {
                 out.number(index[dependency.key]! << 1 | (dependency.batched ? 1 : 0))
                 out.word(dependency.hash)
             }
-            out.number(entry.dependents.count)
-            for dependent in entry.dependents { out.number(index[dependent]!) }
             if let kept = entry.kept {
                 out.number(kept.count)
                 out.bytes += kept
             }
         }
+        for keys in [removed, demanded, undemanded] {
+            out.number(keys.count)
+            for key in keys { out.number(index[key]!) }
+        }
         var header = TraceWriter()
-        header.bytes = Self.magic
-        withUnsafeBytes(of: Self.formatVersion.littleEndian) { header.bytes += $0 }
-        header.word(world)
-        header.word(UInt64(out.bytes.count - Self.headerSize))
-        header.word(ContentHasher.hash(out.bytes[Self.headerSize...]))
-        out.bytes.replaceSubrange(0..<Self.headerSize, with: header.bytes)
+        header.word(UInt64(out.bytes.count - Self.segmentHeaderSize))
+        header.word(ContentHasher.hash(out.bytes[Self.segmentHeaderSize...]))
+        out.bytes.replaceSubrange(0..<Self.segmentHeaderSize, with: header.bytes)
         return out.bytes
     }
 
-    mutating func decode(_ bytes: [UInt8]) throws(TraceReader.Problem) {
-        var header = TraceReader(bytes: bytes[...])
-        guard Array(try header.take(Self.magic.count)) == Self.magic else { throw .init("not a trace file") }
-        let version = try header.take(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    /// Reads every segment of a trace file into this (empty) engine, then makes the reverse index; the size of the
+    /// first segment.
+    mutating func decode(_ bytes: [UInt8]) throws(TraceReader.Problem) -> Int {
+        var input = TraceReader(bytes: bytes[...])
+        guard Array(try input.take(Self.magic.count)) == Self.magic else { throw .init("not a trace file") }
+        let version = try input.take(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard version == Self.formatVersion else { throw .init("trace format \(version), not \(Self.formatVersion)") }
-        guard try header.word() == world else { throw .init("written for another world") }
-        let size = try header.word()
-        let checksum = try header.word()
-        guard UInt64(bytes.count - Self.headerSize) == size else { throw .init("\(bytes.count) bytes, expected \(size + 36)") }
-        let payload = bytes[Self.headerSize...]
-        guard ContentHasher.hash(payload) == checksum else { throw .init("checksum mismatch") }
+        guard try input.word() == world else { throw .init("written for another world") }
+        guard !input.isAtEnd else { throw .init("no segment after the header") }
+        var firstSegment = 0
+        while !input.isAtEnd {
+            guard input.bytes.count >= Self.segmentHeaderSize else { throw .init("a segment's header is cut short") }
+            let size = try input.word()
+            let checksum = try input.word()
+            guard size <= UInt64(input.bytes.count) else {
+                throw .init("a segment of \(size) bytes, and only \(input.bytes.count) left")
+            }
+            let payload = try input.take(Int(size))
+            guard ContentHasher.hash(payload) == checksum else { throw .init("checksum mismatch") }
+            try apply(payload)
+            if firstSegment == 0 { firstSegment = Self.segmentHeaderSize + Int(size) }
+        }
+        var readers: [Key: [Key]] = [:]
+        for (key, entry) in trace {
+            for dependency in entry.dependencies { readers[dependency.key, default: []].append(key) }
+        }
+        for (key, list) in readers {
+            guard trace[key] != nil else { throw .init("\(key) is read but not in the trace") }
+            trace[key]!.dependents = Set(list)
+        }
+        return firstSegment
+    }
 
+    private mutating func apply(_ payload: ArraySlice<UInt8>) throws(TraceReader.Problem) {
         var input = TraceReader(bytes: payload)
         let kinds = try (0..<input.count()).map { _ throws(TraceReader.Problem) in try input.text() }
         let keys = try (0..<input.count()).map { _ throws(TraceReader.Problem) in
@@ -143,8 +227,10 @@ extension Engine {
             guard position < keys.count else { throw .init("key index out of range") }
             return keys[position]
         }
-        trace.reserveCapacity(keys.count)
-        for key in keys {
+        let entries = try input.count()
+        trace.reserveCapacity(trace.count + entries)
+        for _ in 0..<entries {
+            let key = try keyAt(input.number())
             let flags = try input.take(1).first!
             var entry = Entry(hash: try input.word(), isInput: flags & 1 != 0, dependencies: [], dependents: [])
             let dependencies = try input.count()
@@ -154,34 +240,62 @@ extension Engine {
                 entry.dependencies.append(Dependency(key: try keyAt(reference >> 1), hash: try input.word(),
                                                      batched: reference & 1 != 0))
             }
-            let dependents = try input.count()
-            entry.dependents.reserveCapacity(dependents)
-            for _ in 0..<dependents { entry.dependents.insert(try keyAt(input.number())) }
             if flags & 4 != 0 { entry.kept = Array(try input.take(input.count())) }
             entry.failed = flags & 8 != 0
-            if flags & 2 != 0 { roots.insert(key) }
             trace[key] = entry
         }
+        for _ in 0..<(try input.count()) { trace.removeValue(forKey: try keyAt(input.number())) }
+        for _ in 0..<(try input.count()) { roots.insert(try keyAt(input.number())) }
+        for _ in 0..<(try input.count()) { roots.remove(try keyAt(input.number())) }
         guard input.isAtEnd else { throw .init("bytes after the last entry") }
     }
 
-    static func readFile(_ path: String) -> [UInt8]? {
+    /// The file's bytes, and its identity as the open file shows it (so that both describe the same file).
+    static func readFile(_ path: String) -> ([UInt8], FileIdentity)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var bytes: [UInt8] = []
         var info = stat()
-        if fstat(fd, &info) == 0 { bytes.reserveCapacity(Int(info.st_size)) }
+        guard fstat(fd, &info) == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size))
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return count == 0 ? bytes : nil }
+            guard count > 0 else { return count == 0 ? (bytes, FileIdentity(info)) : nil }
             bytes += buffer[..<count]
         }
     }
 
     static func lastError() -> String { String(cString: strerror(errno)) }
+}
+
+/// The trace file as an engine last read or wrote it.
+struct TraceFileState: Sendable {
+    var path: String
+    var identity: FileIdentity
+    var size: Int
+    /// The size of its first segment: the whole trace when it was written.
+    var firstSegment: Int
+    /// The keys it records as demanded.
+    var roots: Set<Key>
+
+    /// The file at `path` is still this one, as this engine left it: no other process replaced or extended it.
+    var isCurrent: Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && FileIdentity(info) == identity && Int(info.st_size) == size
+    }
+}
+
+struct FileIdentity: Sendable, Equatable {
+    var device: UInt64
+    var inode: UInt64
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
 }
 
 public struct TraceFileError: Error, CustomStringConvertible {

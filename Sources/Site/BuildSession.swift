@@ -59,17 +59,25 @@ public final class BuildSession: Sendable {
     /// from them, and the record of the output folder made. `lock`: held by the caller, for this site.
     public func finish(lock: BuildLock) {
         makeRecord()
-        let (engine, root) = state.withLock { state -> (Engine?, String) in
+        let (kept, root) = state.withLock { state -> (Engine?, String) in
             defer { state.unsaved = false }
             return (state.unsaved ? state.engine : nil, state.root)
         }
-        guard let engine else { return }
+        guard var engine = kept else { return }
         precondition(lock.site == root, "the trace is written under its own site's lock")
         try? FileSystem.createDirectories(lock.site + "/" + BuildCache.storyCacheFolder)
+        let saved: Bool
         do {
-            try engine.save(to: StoryRules.tracePath(site: lock.site))   // renamed into place whole, and checksummed
+            try engine.save(to: StoryRules.tracePath(site: lock.site))   // what changed appended, or all of it
+            saved = true
         } catch {
-            state.withLock { $0.unsaved = true }
+            saved = false
+        }
+        // The engine now knows what the file holds, for the next save to append to. No build ran meanwhile: they
+        // and this hold the lock.
+        state.withLock { state in
+            if state.root == root, state.engine != nil { state.engine = engine }
+            if !saved { state.unsaved = true }
         }
     }
 

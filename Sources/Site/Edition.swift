@@ -240,7 +240,8 @@ public struct Edition: Sendable {
             let finished = engine
             BuildCache.inBackground {
                 try? FileSystem.createDirectories(root + "/" + BuildCache.storyCacheFolder)
-                try? finished.save(to: tracePath)   // without it, the next build parses every story again
+                var engine = finished
+                try? engine.save(to: tracePath)   // without it, the next build parses every story again
             }
         }
         // Sorted by keys taken out once: comparing the stories themselves reads each one's fields on every step.

@@ -93,9 +93,10 @@ import Testing
             let incremental: Report
             switch Int.random(in: 0..<3, using: &random) {
             case 0:   // through the trace file, as in a new process
-                try kept.save(to: path)
+                try kept.save(to: path)   // what changed appended, or the whole trace
                 let (loaded, status) = Engine.load(from: path, rules: Self.rules, world: 7)
                 #expect(status == .loaded)
+                #expect(loaded.recordedState == kept.recordedState, "seed \(seed), step \(step)")
                 kept = loaded
                 incremental = kept.run(demand: Self.demand(files), inputs: files)
             case 1:   // in memory, asking the provider what changed

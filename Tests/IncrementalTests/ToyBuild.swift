@@ -1,4 +1,4 @@
-import Incremental
+@testable import Incremental
 import Synchronization
 
 /// A toy build on the engine: text files → word counts → a report of the files a list file names.
@@ -88,5 +88,16 @@ extension Engine {
     /// The recorded hash of each key that has one.
     func hashes(of keys: [Key]) -> [Key: UInt64] {
         Dictionary(uniqueKeysWithValues: keys.compactMap { key in recordedHash(of: key).map { (key, $0) } })
+    }
+
+    /// Everything the trace holds, one line per key and the demanded keys, in a fixed order: two engines with the
+    /// same lines have the same trace.
+    var recordedState: [String] {
+        trace.map { key, entry in
+            let dependencies = entry.dependencies.map { "\($0.key)=\($0.hash)\($0.batched ? "+" : "")" }
+            let kept = entry.kept.map { "\($0)" } ?? "-"
+            return "\(key) \(entry.hash) input:\(entry.isInput) failed:\(entry.failed) kept:\(kept) "
+                + "reads:\(dependencies) readBy:\(entry.dependents.sorted())"
+        }.sorted() + ["demanded: \(roots.sorted())"]
     }
 }

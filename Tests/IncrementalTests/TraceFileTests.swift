@@ -119,8 +119,8 @@ import Testing
             return
         }
         let expected: [Damage: String] = [
-            .empty: "truncated", .headerOnly: "expected", .truncated: "expected", .lastByteMissing: "expected",
-            .flippedByte: "checksum mismatch", .extraByte: "expected", .otherVersion: "trace format 2, not 1",
+            .empty: "truncated", .headerOnly: "and only 0 left", .truncated: "left", .lastByteMissing: "left",
+            .flippedByte: "checksum mismatch", .extraByte: "header is cut short", .otherVersion: "trace format 3, not 2",
             .otherWorld: "another world", .notATrace: "not a trace file",
         ]
         #expect(reason.contains(expected[damage]!), "\(reason)")
@@ -130,6 +130,95 @@ import Testing
         #expect(engine.recordedHash(of: Toy.report) == clean)
     }
 
+    func fileID() throws -> (inode: UInt64, size: Int) {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return ((attributes[.systemFileNumber] as! NSNumber).uint64Value, (attributes[.size] as! NSNumber).intValue)
+    }
+
+    @Test func aSaveAppendsOnlyWhatChanged() throws {
+        _ = try saveFirstRun()
+        let first = try fileID()
+        var (engine, _) = load()
+        var files = Toy.files
+        files.contents["b"] = "four five six seven"
+        _ = engine.run(demand: [Toy.report], inputs: files)
+        try engine.save(to: path)
+        let second = try fileID()
+        #expect(second.inode == first.inode, "appended to, not replaced")
+        #expect(second.size > first.size && second.size - first.size < first.size, "\(first.size) then \(second.size) bytes")
+        var (loaded, status) = load()
+        #expect(status == .loaded)
+        #expect(loaded.recordedState == engine.recordedState)
+        _ = invocations.take()
+        #expect(loaded.run(demand: [Toy.report], inputs: files).ran.isEmpty)
+        #expect(invocations.total == 0)
+
+        // A save with nothing new writes nothing; what is demanded is part of the trace too.
+        try loaded.save(to: path)
+        #expect(try fileID().size == second.size)
+        _ = loaded.run(demand: [Toy.count("a")], inputs: files)
+        try loaded.save(to: path)
+        let (afterDemand, _) = load()
+        #expect(afterDemand.recordedState == loaded.recordedState)
+        #expect(afterDemand.demanded(kind: "count") == [Toy.count("a")])
+        #expect(afterDemand.recordedHash(of: Toy.report) == nil, "the report was dropped")
+    }
+
+    @Test func appendsStopAtTwiceTheWholeTrace() throws {
+        _ = try saveFirstRun()
+        let first = try fileID()
+        var (engine, _) = load()
+        var files = Toy.files
+        var replaced = false
+        for round in 0..<40 {
+            files.contents["a"] = String(repeating: "word ", count: round + 1)
+            _ = engine.run(demand: [Toy.report], inputs: files)
+            try engine.save(to: path)
+            let now = try fileID()
+            replaced = replaced || now.inode != first.inode
+            #expect(now.size <= 2 * first.size + 64, "round \(round): \(now.size) bytes")
+        }
+        #expect(replaced, "written whole again once the appends doubled it")
+        #expect(load().0.recordedState == engine.recordedState)
+    }
+
+    @Test func aTraceAnotherProcessWroteIsWrittenWhole() throws {
+        _ = try saveFirstRun()
+        var (mine, _) = load()
+        var (theirs, _) = load()
+        var files = Toy.files
+        files.contents["c"] = "six seven"
+        _ = theirs.run(demand: [Toy.report], inputs: files)
+        try theirs.save(to: path)   // appended: the file is not the one `mine` read any more
+        files.contents["a"] = "one"
+        _ = mine.run(demand: [Toy.report], inputs: files)
+        try mine.save(to: path)
+        let (loaded, status) = load()
+        #expect(status == .loaded)
+        #expect(loaded.recordedState == mine.recordedState, "nothing of the other process's run appended to mine")
+    }
+
+    @Test func aTornAppendIsIgnoredAndTheNextSaveWritesAll() throws {
+        _ = try saveFirstRun()
+        var (engine, _) = load()
+        var files = Toy.files
+        files.contents["b"] = "four"
+        _ = engine.run(demand: [Toy.report], inputs: files)
+        try engine.save(to: path)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        try whole.dropLast(3).write(to: URL(fileURLWithPath: path))   // as a crash in the middle of the append would
+        guard case .ignored = load().1 else {
+            Issue.record("a torn trace was loaded")
+            return
+        }
+        files.contents["b"] = "four five"
+        _ = engine.run(demand: [Toy.report], inputs: files)
+        try engine.save(to: path)   // the file is not as this engine left it: written whole
+        let (loaded, status) = load()
+        #expect(status == .loaded)
+        #expect(loaded.recordedState == engine.recordedState)
+    }
+
     @Test func aMissingTraceIsAFirstRun() throws {
         let (engine, status) = load()
         #expect(status == .missing)
@@ -137,7 +226,7 @@ import Testing
     }
 
     @Test func aTraceThatCannotBeWrittenSaysWhere() throws {
-        let engine = Engine(rules: Toy.rules(invocations), world: 1)
+        var engine = Engine(rules: Toy.rules(invocations), world: 1)
         let target = folder.appendingPathComponent("no-such-folder/trace").path
         #expect {
             try engine.save(to: target)
