@@ -18,7 +18,7 @@ import Glibc
 /// Give the same session to every `SiteBuild.run` of one site, one output folder and one base URL, one at a time.
 public final class BuildSession: Sendable {
     private struct State {
-        var engine: Engine?
+        var engine: KeptEngine?
         /// The site folder the engine loads.
         var root = ""
         /// The engine holds results that the trace file does not.
@@ -61,7 +61,7 @@ public final class BuildSession: Sendable {
         makeRecord()
         let (kept, root) = state.withLock { state -> (Engine?, String) in
             defer { state.unsaved = false }
-            return (state.unsaved ? state.engine : nil, state.root)
+            return (state.unsaved ? state.engine?.engine : nil, state.root)
         }
         guard var engine = kept else { return }
         precondition(lock.site == root, "the trace is written under its own site's lock")
@@ -76,7 +76,7 @@ public final class BuildSession: Sendable {
         // The engine now knows what the file holds, for the next save to append to. No build ran meanwhile: they
         // and this hold the lock.
         state.withLock { state in
-            if state.root == root, state.engine != nil { state.engine = engine }
+            if state.root == root, state.engine != nil { state.engine = KeptEngine(engine) }
             if !saved { state.unsaved = true }
         }
     }
@@ -185,7 +185,7 @@ public final class BuildSession: Sendable {
                 state.engine = nil
                 state.engineChanges = []
             }
-            return (state.engine, state.engineChanges, state.root)
+            return (state.engine?.engine, state.engineChanges, state.root)
         }
         guard let engine else { return nil }
         guard let changes else { return (engine, nil) }
@@ -206,7 +206,7 @@ public final class BuildSession: Sendable {
     /// The engine after a load, to be given to the next one; `changedTrace`: it has results the trace file does not.
     func keep(_ engine: Engine, root: String, changedTrace: Bool) {
         state.withLock { state in
-            state.engine = engine
+            state.engine = KeptEngine(engine)
             state.root = root
             state.unsaved = state.unsaved || changedTrace
         }
@@ -239,4 +239,12 @@ public final class BuildSession: Sendable {
             if let edition { state.edition = edition }
         }
     }
+}
+
+/// The engine a session keeps, by reference. Held in the session's `Mutex` as a value, the engine (whose size grew
+/// with its record of the trace file) made the release build write past the session's memory on Linux, a layout
+/// bug of `Mutex` with large values that debug builds and the address sanitizer do not show.
+private final class KeptEngine: Sendable {
+    let engine: Engine
+    init(_ engine: Engine) { self.engine = engine }
 }
