@@ -20,8 +20,11 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
-        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        // libvips is opened when a photo is first processed, not linked (see shim.c): its headers only, which need
+        // GLib's (Debian's paths; pkg-config would link the libraries too).
+        .target(name: "CVipsShim", cSettings: [.unsafeFlags([
+            "-I/usr/include/glib-2.0", "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include", "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include",
+        ])]),
 
         // Wrappers: the only modules that see a C pointer.
         .target(name: "Markdown", dependencies: ["CCmark"]),
@@ -29,7 +32,7 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CCurl", "CCurlShim"]),
         .target(name: "Signing", dependencies: ["CCrypto"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShim"]),
-        .target(name: "Images", dependencies: ["CVips", "CVipsShim"]),
+        .target(name: "Images", dependencies: ["CVipsShim"]),
 
         // Domain modules.
         .target(name: "Incremental"),   // the generic incremental engine: no news knowledge

@@ -139,7 +139,9 @@ public enum Images {
     }
 
     private static func start(_ displayPath: String) throws(ImageError) {
-        guard started else { throw failure(displayPath, "cannot be processed: libvips did not start") }
+        guard started else {
+            throw ImageError(path: displayPath, message: "cannot be processed: libvips did not start (\(String(cString: newsgen_vips_load_error())); on Debian: apt-get install libvips42)")
+        }
     }
 
     /// An error with libvips' own reason, its text taken in one step.

@@ -77,6 +77,24 @@ import TestSupport
         return found
     }
 
+    /// libvips and the hundred libraries it needs are opened when a photo is first processed, not by every command
+    /// at start. The dynamic loader's own account (LD_DEBUG) says which files it loaded.
+    @Test func libvipsIsLoadedOnlyToProcessPhotos() throws {
+        func loadsLibvips(_ arguments: [String], in site: TemporarySite) throws -> Bool {
+            let result = try newsgen(arguments, in: site, environment: ["SOURCE_DATE_EPOCH": "1796000000", "LD_DEBUG": "files"])
+            #expect(result.status == 0, "\(arguments): \(result.standardError.suffix(2000))")
+            return result.standardError.contains("file=libvips.so")
+        }
+        let withPhotos = try Self.site()
+        let withoutPhotos = try TemporarySite(files: ["newsgen.yml": FixtureConfig.threeLanguages(title: "{ en: Test News }"),
+                                                      "content/world/quake.md": Self.story.replacingOccurrences(of: "/media/", with: "https://images.example.com/")])
+        #expect(try !loadsLibvips(["help"], in: withPhotos))
+        #expect(try !loadsLibvips(["build"], in: withoutPhotos))
+        #expect(try loadsLibvips(["check"], in: withPhotos), "check reads each photo's header")
+        #expect(try loadsLibvips(["build"], in: withPhotos), "the first build makes the variants")
+        #expect(try !loadsLibvips(["build"], in: withPhotos), "the variants are kept: no photo to process")
+    }
+
     @Test func pagesShowEveryVariantAtItsStatedSize() async throws {
         let site = try Self.site()
         let result = try await offThePool { try newsgen(["build"], in: site, environment: BuildFixtures.now) }

@@ -9,9 +9,10 @@ extern "C" {
 
 typedef struct _VipsImage newsgen_vips_image;
 
-/// Starts libvips once per process with a bounded operation cache and `concurrency` worker threads per image.
-/// 0 when it started.
+/// Opens and starts libvips once per process with a bounded operation cache and `concurrency` worker threads per
+/// image. 0 when it started; else `newsgen_vips_load_error` says why.
 int newsgen_vips_start(int concurrency);
+const char *newsgen_vips_load_error(void);
 
 /// The image's header only (no pixels decoded): width, height and orientation as stored, the loader's name
 /// (jpegload, pngload, webpload, ...). NULL with the reason in the error buffer.
