@@ -345,7 +345,7 @@ struct OutputCache {
         func entry(_ path: String) -> Entry? { files.place(of: path).map { entries[$0] } }
     }
 
-    static let magic: UInt64 = 0x4E47_4F55_5450_5436   // "NGOUTPT6": generated groups, folders sorted by path
+    static let magic: UInt64 = 0x4E47_4F55_5450_5437   // "NGOUTPT7": what a build that changes nothing needs, first
 
     static func path(site: String, output: String) -> String {
         var digest = ContentHasher()
@@ -355,53 +355,78 @@ struct OutputCache {
             + String(repeating: "0", count: 16 - name.count) + name
     }
 
-    static func load(site: String, output: String) -> Contents {
-        guard let bytes = BuildCache.read(path(site: site, output: output)) else { return Contents() }
-        var reader = ByteReader(bytes)
-        guard reader.u64() == magic, reader.u64() == BuildCache.executableIdentity, let count = reader.count() else { return Contents() }
-        var files = PathTable(minimumCapacity: count)
-        var entries: [Entry] = []
-        entries.reserveCapacity(count)
-        for _ in 0..<count {
-            guard let file = reader.string(), let fingerprint = reader.u64(), let stamp = FileStamp.read(&reader),
-                  files.insert(file).inserted else { return Contents() }
-            entries.append(Entry(fingerprint: fingerprint, stamp: stamp))
-        }
-        guard let groupCount = reader.count() else { return Contents() }
-        var generated: [Generated] = []
-        generated.reserveCapacity(groupCount)
-        for _ in 0..<groupCount {
-            guard let name = reader.string(), let fingerprint = reader.u64(), let fileCount = reader.count() else { return Contents() }
-            var files: [SitemapFile] = []
-            files.reserveCapacity(fileCount)
-            for _ in 0..<fileCount {
-                guard let path = reader.string(), let dated = reader.bool() else { return Contents() }
-                var lastModified: Timestamp?
-                if dated {
-                    guard let value = reader.timestamp() else { return Contents() }
-                    lastModified = value
-                }
-                files.append(SitemapFile(path: path, lastModified: lastModified))
-            }
-            generated.append(Generated(name: name, fingerprint: fingerprint, files: files))
-        }
-        guard let hasInputs = reader.bool() else { return Contents() }
+    /// The cache's record of the last build's inputs and folders, read before its entries: all that a build that
+    /// has nothing to do looks at (the entries are half the file).
+    struct Summary: Sendable {
         var inputs: Inputs?
-        if hasInputs {
-            guard let key = reader.u64(), let builtAt = reader.double(), let validUntil = reader.double(),
-                  let stories = reader.int() else { return Contents() }
-            inputs = Inputs(key: key, builtAt: builtAt, validUntil: validUntil, stories: stories)
+        var folders: FolderStamps
+        var generated: [Generated]
+        var fileCount: Int
+        private let bytes: [UInt8]
+        private let entriesStart: Int
+
+        init?(_ bytes: [UInt8]) {
+            var reader = ByteReader(bytes)
+            guard reader.u64() == magic, reader.u64() == BuildCache.executableIdentity, let hasInputs = reader.bool() else { return nil }
+            if hasInputs {
+                guard let key = reader.u64(), let builtAt = reader.double(), let validUntil = reader.double(),
+                      let stories = reader.int() else { return nil }
+                inputs = Inputs(key: key, builtAt: builtAt, validUntil: validUntil, stories: stories)
+            }
+            guard let folderCount = reader.count() else { return nil }
+            var list: [(path: String, stamp: FileStamp)] = []
+            list.reserveCapacity(folderCount)
+            for _ in 0..<folderCount {
+                guard let folder = reader.string(), let stamp = FileStamp.read(&reader) else { return nil }
+                list.append((folder, stamp))
+            }
+            folders = FolderStamps(sorted: list)
+            guard folders.isSorted, let groupCount = reader.count() else { return nil }
+            generated = []
+            generated.reserveCapacity(groupCount)
+            for _ in 0..<groupCount {
+                guard let name = reader.string(), let fingerprint = reader.u64(), let fileCount = reader.count() else { return nil }
+                var files: [SitemapFile] = []
+                files.reserveCapacity(fileCount)
+                for _ in 0..<fileCount {
+                    guard let path = reader.string(), let dated = reader.bool() else { return nil }
+                    var lastModified: Timestamp?
+                    if dated {
+                        guard let value = reader.timestamp() else { return nil }
+                        lastModified = value
+                    }
+                    files.append(SitemapFile(path: path, lastModified: lastModified))
+                }
+                generated.append(Generated(name: name, fingerprint: fingerprint, files: files))
+            }
+            guard let count = reader.count() else { return nil }
+            fileCount = count
+            self.bytes = bytes
+            entriesStart = reader.offset
         }
-        guard let folderCount = reader.count() else { return Contents() }
-        var list: [(path: String, stamp: FileStamp)] = []
-        list.reserveCapacity(folderCount)
-        for _ in 0..<folderCount {
-            guard let folder = reader.string(), let stamp = FileStamp.read(&reader) else { return Contents() }
-            list.append((folder, stamp))
+
+        /// The whole cache, its entries read now; empty when they do not add up.
+        func contents() -> Contents {
+            var reader = ByteReader(bytes, range: entriesStart..<bytes.count)
+            var files = PathTable(minimumCapacity: fileCount)
+            var entries: [Entry] = []
+            entries.reserveCapacity(fileCount)
+            for _ in 0..<fileCount {
+                guard let file = reader.string(), let fingerprint = reader.u64(), let stamp = FileStamp.read(&reader),
+                      files.insert(file).inserted else { return Contents() }
+                entries.append(Entry(fingerprint: fingerprint, stamp: stamp))
+            }
+            guard reader.atEnd else { return Contents() }
+            return Contents(files: files, entries: entries, generated: generated, inputs: inputs, folders: folders)
         }
-        let folders = FolderStamps(sorted: list)
-        guard reader.atEnd, folders.isSorted else { return Contents() }
-        return Contents(files: files, entries: entries, generated: generated, inputs: inputs, folders: folders)
+    }
+
+    static func loadSummary(site: String, output: String) -> Summary? {
+        BuildCache.read(path(site: site, output: output)).flatMap(Summary.init)
+    }
+
+    static func load(site: String, output: String) -> Contents {
+        loadSummary(site: site, output: output)?.contents() ?? Contents()
     }
 
     /// A cache as a build has just made it: its entries in order, indexed by path (`contents`) only when the next
@@ -429,11 +454,17 @@ struct OutputCache {
         writer.bytes.reserveCapacity(size + 8)   // and the checksum
         writer.u64(magic)
         writer.u64(BuildCache.executableIdentity)
-        writer.int(entries.count)
-        for (file, entry) in entries {
-            writer.string(file)
-            writer.u64(entry.fingerprint)
-            entry.stamp.write(&writer)
+        writer.bool(inputs != nil)
+        if let inputs {
+            writer.u64(inputs.key)
+            writer.double(inputs.builtAt)
+            writer.double(inputs.validUntil)
+            writer.int(inputs.stories)
+        }
+        writer.int(folders.count)
+        for (folder, stamp) in folders.folders {
+            writer.string(folder)
+            stamp.write(&writer)
         }
         writer.int(generated.count)
         for group in generated {
@@ -446,17 +477,11 @@ struct OutputCache {
                 if let lastModified = file.lastModified { writer.timestamp(lastModified) }
             }
         }
-        writer.bool(inputs != nil)
-        if let inputs {
-            writer.u64(inputs.key)
-            writer.double(inputs.builtAt)
-            writer.double(inputs.validUntil)
-            writer.int(inputs.stories)
-        }
-        writer.int(folders.count)
-        for (folder, stamp) in folders.folders {
-            writer.string(folder)
-            stamp.write(&writer)
+        writer.int(entries.count)
+        for (file, entry) in entries {
+            writer.string(file)
+            writer.u64(entry.fingerprint)
+            entry.stamp.write(&writer)
         }
         BuildCache.save(writer.bytes, to: path(site: site, output: output))
     }

@@ -13,9 +13,12 @@ public final class OutputSurvey: Sendable {
     let clean: Bool
     private let result = Mutex<Findings?>(nil)
     private let done = DispatchGroup()
-    /// The output cache alone, read first: enough to tell that a build has something to do.
-    private let cache = Mutex<OutputCache.Contents?>(nil)
-    private let cacheRead = DispatchGroup()
+    /// What a build that may have nothing to do looks at, known before the cache's entries are read: the last
+    /// build's record of its inputs, then the number of files the cache lists if no folder it knows changed.
+    private let inputs = Mutex<OutputCache.Inputs?>(nil)
+    private let inputsRead = DispatchGroup()
+    private let filesAsCached = Mutex<Int?>(nil)
+    private let foldersChecked = DispatchGroup()
 
     struct Findings: Sendable {
         var cached: OutputCache.Contents
@@ -32,13 +35,20 @@ public final class OutputSurvey: Sendable {
     /// (`Left`, `takeLeft`) instead of writing the cache itself.
     public static func start(lock: BuildLock, clean: Bool, keepsRecord: Bool = false) -> OutputSurvey {
         let survey = OutputSurvey(site: lock.site, output: lock.output, clean: clean, keepsRecord: keepsRecord)
-        survey.cacheRead.enter()
+        survey.inputsRead.enter()
+        survey.foldersChecked.enter()
         DispatchQueue.global().async(group: survey.done) {
-            let cached = survey.readCache()
-            survey.cache.withLock { $0 = cached }
-            survey.cacheRead.leave()
-            let findings = survey.look(cached)
-            survey.result.withLock { $0 = findings }
+            let summary = clean ? nil : OutputCache.loadSummary(site: survey.site, output: survey.output)
+            survey.inputs.withLock { $0 = summary?.inputs }
+            survey.inputsRead.leave()
+            let folders = SiteBuilder.checkFolders(survey.output, summary?.folders ?? FolderStamps())
+            if let summary, summary.fileCount > 0, !summary.folders.isEmpty, folders.changed.isEmpty {
+                survey.filesAsCached.withLock { $0 = summary.fileCount }
+            }
+            survey.foldersChecked.leave()
+            let cached = summary?.contents() ?? OutputCache.Contents()
+            let (listed, folderStamps, asCached) = SiteBuilder.listOutput(survey.output, cached: cached, folders: folders)
+            survey.result.withLock { $0 = Findings(cached: cached, listed: listed, folderStamps: folderStamps, asCached: asCached) }
         }
         return survey
     }
@@ -57,7 +67,8 @@ public final class OutputSurvey: Sendable {
         self.output = output
         clean = false
         keepsRecord = true
-        cache.withLock { $0 = contents }
+        inputs.withLock { $0 = contents.inputs }
+        filesAsCached.withLock { $0 = contents.files.count }
         let listed = Array(zip(contents.files.paths, contents.entries.lazy.map(\.stamp)))
         result.withLock { $0 = Findings(cached: contents, listed: listed, folderStamps: contents.folders, asCached: true) }
     }
@@ -87,21 +98,26 @@ public final class OutputSurvey: Sendable {
     /// What was found, once it is found.
     func findings() -> Findings {
         done.wait()
-        return result.withLock { $0 } ?? look(readCache())
+        return result.withLock { $0 } ?? look(clean ? OutputCache.Contents() : OutputCache.load(site: site, output: output))
     }
 
-    /// The output cache, once it is read: before the output folder has been looked at.
-    func cachedContents() -> OutputCache.Contents {
-        cacheRead.wait()
-        return cache.withLock { $0 } ?? readCache()
+    /// The last build's record of its inputs, once the cache is read, before the output folder is looked at.
+    func cachedInputs() -> OutputCache.Inputs? {
+        inputsRead.wait()
+        return inputs.withLock { $0 }
     }
 
-    private func readCache() -> OutputCache.Contents {
-        clean ? OutputCache.Contents() : OutputCache.load(site: site, output: output)
+    /// The number of files the cache lists when no folder it knows changed (so the output folder holds them as the
+    /// last build left them); nil when something changed or there is no cache. Known before the cache's entries
+    /// are read.
+    func filesIfAsCached() -> Int? {
+        foldersChecked.wait()
+        return filesAsCached.withLock { $0 }
     }
 
     private func look(_ cached: OutputCache.Contents) -> Findings {
-        let (listed, folderStamps, asCached) = SiteBuilder.listOutput(output, cached: cached)
+        let folders = SiteBuilder.checkFolders(output, cached.folders)
+        let (listed, folderStamps, asCached) = SiteBuilder.listOutput(output, cached: cached, folders: folders)
         return Findings(cached: cached, listed: listed, folderStamps: folderStamps, asCached: asCached)
     }
 }

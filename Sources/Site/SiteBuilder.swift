@@ -235,14 +235,13 @@ public enum SiteBuilder {
               survey.output == outputDirectory(site: snapshot.root, requested: options.output) else { return nil }
         // The cache's record first: when the inputs differ, the build goes on without waiting for the look at the
         // output folder, which then overlaps with loading the site.
-        guard let inputs = survey.cachedContents().inputs,
+        guard let inputs = survey.cachedInputs(),
               inputs.key == inputsKey(snapshot, filter: options.filter),
               inputs.builtAt <= options.filter.now.secondsSinceEpoch,
-              options.filter.now.secondsSinceEpoch < inputs.validUntil else { return nil }
-        let found = survey.findings()
-        guard found.asCached else { return nil }
-        return BuildReport(stories: inputs.stories, pages: found.cached.files.count, written: 0,
-                           unchanged: found.cached.files.count, removed: 0, output: survey.output)
+              options.filter.now.secondsSinceEpoch < inputs.validUntil,
+              let files = survey.filesIfAsCached() else { return nil }
+        return BuildReport(stories: inputs.stories, pages: files, written: 0, unchanged: files, removed: 0,
+                           output: survey.output)
     }
 
     static func inputsKey(_ snapshot: InputSnapshot, filter: EditionFilter) -> UInt64 {
@@ -273,6 +272,21 @@ public enum SiteBuilder {
                                   stories: shown.count)
     }
 
+    /// The current stamp of each folder of `folders` that is still a folder, and the folders whose stamp is not
+    /// the one recorded (gone ones included).
+    static func checkFolders(_ output: String, _ folders: FolderStamps)
+        -> (current: [(path: String, stamp: FileStamp)], changed: Set<String>) {
+        let known = folders.folders
+        var current: [(path: String, stamp: FileStamp)] = []
+        current.reserveCapacity(known.count)
+        var changed: Set<String> = []
+        for (folder, stamp) in zip(known, FileSystem.stamps(of: known.map(\.path), under: output, folders: true)) {
+            if let stamp { current.append((folder.path, stamp)) }
+            if stamp != folder.stamp { changed.insert(folder.path) }
+        }
+        return (current, changed)
+    }
+
     /// Every file in the output folder with its stamp (for the cache check, to find the files to remove and for
     /// the new stamps), and the current stamps of the folders the cache knows.
     ///
@@ -283,19 +297,15 @@ public enum SiteBuilder {
     /// file is stat'ed, and whatever the cache does not know (something other than newsgen put it there) is
     /// listed, to be removed like any file that is no longer part of the site. Elsewhere the files are as the
     /// last build left them. (A file rewritten in place leaves its folder's stamp alone: `--clean` restores it.)
-    static func listOutput(_ output: String, cached: OutputCache.Contents)
+    /// `folders`: `checkFolders` of the cache's folders.
+    static func listOutput(_ output: String, cached: OutputCache.Contents,
+                           folders: (current: [(path: String, stamp: FileStamp)], changed: Set<String>))
         -> (files: [(path: String, stamp: FileStamp)], folders: FolderStamps, asCached: Bool) {
         guard !cached.files.isEmpty, !cached.folders.isEmpty else {
             return (FileSystem.stampedFiles(under: output, includeHidden: true), FolderStamps(), false)
         }
         let known = cached.folders.folders
-        var current: [(path: String, stamp: FileStamp)] = []
-        current.reserveCapacity(known.count)
-        var changed: Set<String> = []
-        for (folder, stamp) in zip(known, FileSystem.stamps(of: known.map(\.path), under: output, folders: true)) {
-            if let stamp { current.append((folder.path, stamp)) }
-            if stamp != folder.stamp { changed.insert(folder.path) }
-        }
+        let (current, changed) = folders
         let knownFolders = changed.isEmpty ? [] : Set(known.map(\.path))
         var listed: [(path: String, stamp: FileStamp)] = []
         listed.reserveCapacity(cached.files.count)
