@@ -62,16 +62,16 @@ extension Engine {
                 return
             }
         }
-        var bytes = Self.magic
-        withUnsafeBytes(of: Self.formatVersion.littleEndian) { bytes += $0 }
-        withUnsafeBytes(of: world.littleEndian) { bytes += $0 }
+        var header = Self.magic
+        withUnsafeBytes(of: Self.formatVersion.littleEndian) { header += $0 }
+        withUnsafeBytes(of: world.littleEndian) { header += $0 }
+        // Written after the header rather than joined to it, which would briefly hold the whole trace twice.
         let segment = encodeSegment(changes: nil, rootsBefore: [])
-        bytes += segment
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw TraceFileError(path: temporary, reason: Self.lastError()) }
         var info = stat()
-        if let reason = Self.write(bytes, to: fd) ?? (fstat(fd, &info) == 0 ? nil : Self.lastError()) {
+        if let reason = Self.write(header, to: fd) ?? Self.write(segment, to: fd) ?? (fstat(fd, &info) == 0 ? nil : Self.lastError()) {
             close(fd)
             unlink(temporary)
             throw TraceFileError(path: temporary, reason: reason)
@@ -86,7 +86,7 @@ extension Engine {
             file = nil
             throw TraceFileError(path: path, reason: reason)
         }
-        file = TraceFileState(path: path, identity: FileIdentity(info), size: bytes.count, firstSegment: segment.count,
+        file = TraceFileState(path: path, identity: FileIdentity(info), size: header.count + segment.count, firstSegment: segment.count,
                               roots: roots)
         unsaved = []
     }

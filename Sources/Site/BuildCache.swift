@@ -50,7 +50,7 @@ enum BuildCache {
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
         if !FileSystem.isDirectory(folder) { try? FileSystem.createDirectories(folder) }
         let temporary = path + ".tmp-\(getpid())"
-        var sealed = bytes
+        var sealed = consume bytes   // moved, not copied: the checksum goes into the room the caller left for it
         var checksum = ByteWriter()
         checksum.u64(ContentHasher.hash(sealed))
         sealed += checksum.bytes
@@ -483,7 +483,10 @@ struct OutputCache {
             writer.u64(entry.fingerprint)
             entry.stamp.write(&writer)
         }
-        BuildCache.save(writer.bytes, to: path(site: site, output: output))
+        // Handed over rather than shared, so that sealing it does not copy the whole cache.
+        var bytes: [UInt8] = []
+        swap(&bytes, &writer.bytes)
+        BuildCache.save(consume bytes, to: path(site: site, output: output))
     }
 
     static func remove(site: String, output: String) { FileSystem.remove(path(site: site, output: output)) }

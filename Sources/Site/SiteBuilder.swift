@@ -121,27 +121,28 @@ public enum SiteBuilder {
         let found = FoundOutput(survey.findings())
         let work = OutputWork(stories: stories, context: context, base: baseFingerprint, now: now,
                               options: markdownOptions, found: found, writer: writer)
-        // The sitemaps, news sitemaps and robots.txt, in groups: on another thread while the pages render. A group
+        // The sitemaps, news sitemaps and robots.txt, in groups: made and staged on another thread while the pages
+        // render, staged at once so that their bytes (a line per page) are not held to the end of the build. A group
         // whose inputs are unchanged and whose files are as the last build left them is kept without being built.
-        let generatedFiles = Mutex<(outputs: [Output], groups: [OutputCache.Generated])>(([], []))
+        let generatedFiles = Mutex<(paths: [String], produced: Produced, groups: [OutputCache.Generated])>(([], Produced(), []))
         let generating = DispatchGroup()
         DispatchQueue.global().async(group: generating) {
-            let result = generatedOutputs(stories: stories, context: context, base: baseFingerprint, now: now,
-                                          cached: found.cached.generated) { path, fingerprint in
+            let (outputs, groups) = generatedOutputs(stories: stories, context: context, base: baseFingerprint, now: now,
+                                                     cached: found.cached.generated) { path, fingerprint in
                 found.kept(path, fingerprint: fingerprint) != nil
             }
-            generatedFiles.withLock { $0 = result }
+            let paths = outputs.map { path($0, stories: stories, context: context) }
+            let produced = work.produce(outputs, at: paths)
+            generatedFiles.withLock { $0 = (paths, produced, groups) }
         }
         let pages = plan(stories: stories, context: context, now: now)
         let pagePaths = pages.map { path($0, stories: stories, context: context) }
         writer.expect(pagePaths.count + 64)   // the pages, and the sitemaps and robots.txt made meanwhile
         var produced = work.produceInParallel(pages, at: pagePaths, progress: progress)
         generating.wait()
-        let (generated, generatedGroups) = generatedFiles.withLock { $0 }
-        let paths = pagePaths + generated.map { path($0, stories: stories, context: context) }
-        if produced.failures.isEmpty {
-            produced.append(work.produce(generated, at: Array(paths[pages.count...])))
-        }
+        let (generatedPaths, producedGenerated, generatedGroups) = generatedFiles.withLock { $0 }
+        let paths = pagePaths + generatedPaths
+        produced.append(producedGenerated)
         if !produced.failures.isEmpty {
             writer.abort()
             throw SiteError(produced.failures)
