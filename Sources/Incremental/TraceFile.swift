@@ -71,7 +71,8 @@ extension Engine {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw TraceFileError(path: temporary, reason: Self.lastError()) }
         var info = stat()
-        if let reason = Self.write(header, to: fd) ?? Self.write(segment, to: fd) ?? (fstat(fd, &info) == 0 ? nil : Self.lastError()) {
+        if let reason = Self.write(header, to: fd) ?? Self.write(segment, to: fd)
+            ?? (fstat(fd, &info) == 0 ? nil : Self.lastError()) {
             close(fd)
             unlink(temporary)
             throw TraceFileError(path: temporary, reason: reason)
@@ -86,8 +87,8 @@ extension Engine {
             file = nil
             throw TraceFileError(path: path, reason: reason)
         }
-        file = TraceFileState(path: path, identity: FileIdentity(info), size: header.count + segment.count, firstSegment: segment.count,
-                              roots: roots)
+        file = TraceFileState(path: path, identity: FileIdentity(info), size: header.count + segment.count,
+                              firstSegment: segment.count, roots: roots)
         unsaved = []
     }
 

@@ -46,16 +46,15 @@ enum BuildCache {
     /// optional). The old file is removed before the rename: ext4 writes a file renamed over another one out to
     /// disk at once, which makes a large cache slow to save, and a cache needs no such care, since a missing or
     /// torn one only means a full build.
-    static func save(_ bytes: consuming [UInt8], to path: String) {
+    static func save(_ bytes: [UInt8], to path: String) {
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
         if !FileSystem.isDirectory(folder) { try? FileSystem.createDirectories(folder) }
         let temporary = path + ".tmp-\(getpid())"
-        var sealed = consume bytes   // moved, not copied: the checksum goes into the room the caller left for it
         var checksum = ByteWriter()
-        checksum.u64(ContentHasher.hash(sealed))
-        sealed += checksum.bytes
+        checksum.u64(ContentHasher.hash(bytes))
         do {
-            try FileSystem.write(sealed, to: temporary)
+            // The checksum written after the bytes, not appended to them: that would copy a cache still shared.
+            try FileSystem.write(bytes, checksum.bytes, to: temporary)
             FileSystem.remove(path)
             try FileSystem.rename(temporary, path)
         } catch {
@@ -451,7 +450,7 @@ struct OutputCache {
         var size = 256 + generated.reduce(0) { $0 + 64 + $1.files.reduce(0) { $0 + $1.path.utf8.count + 24 } }
         for (file, _) in entries { size += file.utf8.count + 40 }
         for folder in folders.folders { size += folder.path.utf8.count + 32 }
-        writer.bytes.reserveCapacity(size + 8)   // and the checksum
+        writer.bytes.reserveCapacity(size)
         writer.u64(magic)
         writer.u64(BuildCache.executableIdentity)
         writer.bool(inputs != nil)
@@ -483,10 +482,7 @@ struct OutputCache {
             writer.u64(entry.fingerprint)
             entry.stamp.write(&writer)
         }
-        // Handed over rather than shared, so that sealing it does not copy the whole cache.
-        var bytes: [UInt8] = []
-        swap(&bytes, &writer.bytes)
-        BuildCache.save(consume bytes, to: path(site: site, output: output))
+        BuildCache.save(writer.bytes, to: path(site: site, output: output))
     }
 
     static func remove(site: String, output: String) { FileSystem.remove(path(site: site, output: output)) }

@@ -337,12 +337,12 @@ public enum FileSystem {
         }
     }
 
-    /// Writes `bytes` to `path` (a new file), fsyncs it when asked. Returns the file's stamp as written (a rename
-    /// keeps it), so that a build need not look the file up again.
+    /// Writes `parts`, one after the other, to `path` (a new file), fsyncs it when asked. Returns the file's stamp
+    /// as written (a rename keeps it), so that a build need not look the file up again.
     /// `exclusive`: fail with EEXIST rather than replace a file that is there (an editor's, which must never be
     /// lost), and remove what was written when writing fails, so that no half-written file is left.
     @discardableResult
-    static func write(_ bytes: [UInt8], to path: String, sync: Bool = false, exclusive: Bool = false) throws(Failure) -> FileStamp? {
+    static func write(_ parts: [UInt8]..., to path: String, sync: Bool = false, exclusive: Bool = false) throws(Failure) -> FileStamp? {
         let fd = open(path, O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC) | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -351,14 +351,16 @@ public enum FileSystem {
             if exclusive { unlink(path) }
             return failure
         }
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw fail()
+        for bytes in parts {
+            var offset = 0
+            while offset < bytes.count {
+                let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw fail()
+                }
+                offset += count
             }
-            offset += count
         }
         if sync && fsync(fd) != 0 { throw fail() }
         var info = stat()
