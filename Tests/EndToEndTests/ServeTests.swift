@@ -22,7 +22,10 @@ import TestSupport
     @Test func servesEveryLanguageWithLocalLinksHeadNotFoundAndContentTypes() async throws {
         try await serving { site, serve in
             #expect(serve.url == "http://127.0.0.1:\(serve.port)/")
-            #expect(serve.standardOutput.contains("phone preview: http://127.0.0.1:\(serve.port)/_newsgen/push/"))
+            // Printed just after the line the start waits for: waited for too.
+            #expect(serve.waitForOutput(timeout: 10) { _ in
+                serve.standardOutput.contains("phone preview: http://127.0.0.1:\(serve.port)/_newsgen/push/")
+            })
             for (page, title) in zip(Self.quakePages, Self.quakeTitles) {
                 let response = try serve.get("/" + page)
                 #expect(response.status == 200)
