@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "newsgen", targets: ["newsgen"]),
         // For the fuzz targets in Fuzz/, a package of their own so that `swift build` never links them.
         .library(name: "NewsgenParsers", targets: ["YAML", "Templates", "Site", "Hub"]),
+        // For Benchmarks/Callgrind, which runs the command line under valgrind.
+        .library(name: "NewsgenCLI", targets: ["CLI"]),
     ],
     targets: [
         // C libraries (Debian: libcmark-dev, libyaml-dev, libcurl4-openssl-dev, libssl-dev, libmicrohttpd-dev, libvips-dev)
