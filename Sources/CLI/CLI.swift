@@ -154,6 +154,7 @@ enum BuildCommand {
         do throws(SiteError) {
             let built = try SiteBuild.run(site: site, baseURLOverride: parsed.options["--base-url"], options: buildOptions,
                                           lock: lock, progress: progress)
+            lock.release()   // after the cache files written under it: the time shown includes them
             if interactive { StandardConsole().progress("") }
             console.out(summary(built, since: started))
             return ExitCode.success

@@ -11,7 +11,6 @@ public enum SiteBuild {
     public static func run(site: String, baseURLOverride: String?, options: BuildOptions, lock: BuildLock,
                            session: BuildSession? = nil,
                            progress: (@Sendable (Int, Int) -> Void)? = nil) throws(SiteError) -> BuildReport {
-        defer { Edition.finishCacheWrites() }   // the trace of parsed stories, written while the build goes on
         let survey = session?.survey(lock: lock, clean: options.clean) ?? OutputSurvey.start(lock: lock, clean: options.clean)
         // What the site is made from, as the file system shows it: when the output folder holds a build of exactly
         // that, with the same flags, and the time has not moved past anything, there is nothing to do.

@@ -1,4 +1,3 @@
-import Dispatch
 import Incremental
 import Synchronization
 
@@ -71,22 +70,6 @@ enum BuildCache {
         guard reader.u64() == ContentHasher.hash(content) else { return nil }
         return content
     }
-
-    /// Cache files being written on another thread (`saveInBackground`).
-    private static let writes = DispatchGroup()
-
-    /// `save` on another thread, so that the build goes on meanwhile; `finishWrites` waits for it.
-    static func saveInBackground(_ bytes: @escaping @Sendable () -> [UInt8], to path: String) {
-        inBackground { save(bytes(), to: path) }
-    }
-
-    /// A cache write on another thread; `finishWrites` waits for it.
-    static func inBackground(_ write: @escaping @Sendable () -> Void) {
-        DispatchQueue.global().async(group: writes, execute: write)
-    }
-
-    /// Waits until every cache file started by `saveInBackground` is written (before the process ends).
-    static func finishWrites() { writes.wait() }
 
     static func nowNanoseconds() -> Int64 {
         var spec = timespec()

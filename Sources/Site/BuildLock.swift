@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -18,6 +19,8 @@ public final class BuildLock: Sendable {
     private let descriptors: Mutex<[Int32]>
     /// The output folder did not exist before: a build that writes nothing into it takes it away again.
     private let madeOutput: Bool
+    /// What the holder is writing on other threads (`writeInBackground`); `release` waits for it.
+    private let writes = DispatchGroup()
 
     /// Seconds a build waits for another one before it gives up (`NEWSGEN_LOCK_TIMEOUT` overrides).
     public static let defaultTimeout: Double = 300
@@ -57,6 +60,7 @@ public final class BuildLock: Sendable {
     /// Releases both locks (an exiting process releases them too). An output folder made for the lock that holds
     /// nothing else is removed first, so a build that failed leaves no folder behind.
     public func release() {
+        writes.wait()
         let open = descriptors.withLock { taken in
             defer { taken = [] }
             return taken
@@ -70,6 +74,13 @@ public final class BuildLock: Sendable {
     }
 
     deinit { release() }
+
+    /// Runs `write` (a cache file of the site, say) on another thread while the holder goes on with its build.
+    /// `release` waits for it: whatever is written under the lock is finished before another build can take it,
+    /// and before the process that holds it ends.
+    public func writeInBackground(_ write: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().async(group: writes, execute: write)
+    }
 
     /// Removes `folder` when it holds nothing but its lock file. Safe while others wait for that lock: a waiter that
     /// then takes the lock of the removed file sees that the path no longer leads to it, and starts again.

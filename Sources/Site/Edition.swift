@@ -150,9 +150,6 @@ public struct Edition: Sendable {
         return digest.value
     }
 
-    /// Waits until the trace that `load` writes on another thread is on disk: before the process ends.
-    public static func finishCacheWrites() { BuildCache.finishWrites() }
-
     /// The story with its bodies: itself when they are loaded, otherwise read again from its file, which
     /// must still hold the bytes the story was cached from.
     func withBodies(_ story: Story) throws(FileSystem.Failure) -> Story {
@@ -238,7 +235,7 @@ public struct Edition: Sendable {
         } else if let lock = cache.writer, status != .loaded || changed {
             precondition(lock.site == root, "the trace is written under its own site's lock")
             let finished = engine
-            BuildCache.inBackground {
+            lock.writeInBackground {
                 try? FileSystem.createDirectories(root + "/" + BuildCache.storyCacheFolder)
                 var engine = finished
                 try? engine.save(to: tracePath)   // without it, the next build parses every story again

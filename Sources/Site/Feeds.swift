@@ -406,15 +406,16 @@ final class FeedEntries: Sendable {
     }
 
     /// Writes the texts of `wanted` (the stories in this build's feeds: kept ones copied as they were, new ones
-    /// encoded), unless they are exactly the kept ones; on another thread (see `BuildCache.saveInBackground`).
-    func save(wanted: [UInt64]) {
+    /// encoded), unless they are exactly the kept ones; on another thread, which `lock` waits for.
+    func save(wanted: [UInt64], lock: BuildLock) {
         // No feed rendered: every feed is as the last build left it, and so are the stories in them.
         guard let cache, kept.withLock({ $0 != nil }) else { return }
         let made = made.withLock { $0 }
         let kept = withKept { $0 }
         let keys = Array(Set(wanted)).sorted()
         if made.isEmpty && keys.count == kept.places.count && keys.allSatisfy({ kept.places[$0] != nil }) { return }
-        BuildCache.saveInBackground({ Self.encode(keys, made: made, kept: kept) }, to: Self.path(site: cache.site))
+        let path = Self.path(site: cache.site)
+        lock.writeInBackground { BuildCache.save(Self.encode(keys, made: made, kept: kept), to: path) }
     }
 
     private static func encode(_ keys: [UInt64], made: [UInt64: FeedBodyText], kept: Kept) -> [UInt8] {

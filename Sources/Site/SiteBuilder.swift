@@ -86,7 +86,6 @@ public enum SiteBuilder {
     /// output and `--clean`); without it, or when it was made for another folder, it is looked at here.
     public static func build(_ edition: Edition, options: BuildOptions, lock: BuildLock, survey: OutputSurvey? = nil,
                              progress: (@Sendable (Int, Int) -> Void)? = nil) throws(SiteError) -> BuildReport {
-        defer { BuildCache.finishWrites() }   // the trace of parsed stories, when loading the edition changed it
         precondition(lock.site == edition.directory && lock.output == outputDirectory(for: edition, requested: options.output),
                      "a build holds the lock of its own site and output folder")
         let output = lock.output
@@ -154,7 +153,7 @@ public enum SiteBuilder {
                 if let key = feedEntries.key(stories[index], language) { wantedTexts.append(key) }
             }
         }
-        feedEntries.save(wanted: wantedTexts)
+        feedEntries.save(wanted: wantedTexts, lock: lock)
         let cached = found.cached
         do {
             // Everything kept as the cache said: the cache stays as it is (same paths, fingerprints and stamps).
