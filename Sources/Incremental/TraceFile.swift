@@ -137,17 +137,22 @@ extension Engine {
             }
         }
         index.reserveCapacity(changes == nil ? trace.count : 2 * written.count + removed.count)
-        var keptSize = 0
+        // The segment's size, over-estimated (a number here never takes more than 5 bytes), so that its buffer is
+        // made once: growing it would hold a whole trace's bytes twice for a moment, the largest allocation of a
+        // cold build.
+        var size = Self.segmentHeaderSize + 4 * 5 + 5 * (removed.count + demanded.count + undemanded.count)
         for key in written { note(key) }
         for key in written {
             let entry = trace[key]!
-            keptSize += entry.kept?.count ?? 0
+            size += 5 + 1 + 8 + 5 + 13 * entry.dependencies.count + (entry.kept.map { 5 + $0.count } ?? 0)
             for dependency in entry.dependencies { note(dependency.key) }
         }
         for key in removed + demanded + undemanded { note(key) }
+        for key in keyList { size += 10 + key.name.utf8.count }
+        for kind in kindList { size += 5 + kind.utf8.count }
 
         var out = TraceWriter()
-        out.bytes.reserveCapacity(Self.segmentHeaderSize + keptSize + 32 * written.count + 32 * keyList.count)
+        out.bytes.reserveCapacity(size)
         out.bytes += [UInt8](repeating: 0, count: Self.segmentHeaderSize)   // filled in last
         out.number(kindList.count)
         for kind in kindList { out.text(kind) }
@@ -180,6 +185,7 @@ extension Engine {
         header.word(UInt64(out.bytes.count - Self.segmentHeaderSize))
         header.word(ContentHasher.hash(out.bytes[Self.segmentHeaderSize...]))
         out.bytes.replaceSubrange(0..<Self.segmentHeaderSize, with: header.bytes)
+        assert(out.bytes.count <= size, "the segment's size is over-estimated, never under")
         return out.bytes
     }
 
