@@ -51,7 +51,9 @@ enum StoryRules {
         guard let story = parsed.story else { return [] }
         var writer = ByteWriter()
         StoryCodec.write(story, &writer)
-        return writer.bytes
+        // Copied at its size: the engine keeps these bytes for as long as it lives, and a buffer grown while writing
+        // carries up to as much again unused.
+        return writer.bytes.withUnsafeBufferPointer { Array($0) }
     }, decode: { bytes in
         var reader = ByteReader(bytes)
         guard !bytes.isEmpty, let story = StoryCodec.read(&reader), reader.atEnd else { return nil }
