@@ -37,11 +37,13 @@ public struct BuildReport: Sendable, Hashable {
 /// parallel into the staging area → commit (rename into place, remove stale files).
 /// Any error before the commit leaves the previous site exactly as it was.
 public enum SiteBuilder {
+    /// A build plans one for each file (hundreds of thousands at 100,000 stories), so the few large ones are boxed
+    /// (`indirect`): every value is as large as the largest case.
     enum Output: Sendable {
         case story(Int, Language)
         case front(Language)
-        case category(CategoryListing)
-        case feed(FeedScope, Language, FeedFormat)
+        indirect case category(CategoryListing)
+        indirect case feed(FeedScope, Language, FeedFormat)
         /// A sitemap, news sitemap or robots.txt, built on another thread while the pages render (a file's split
         /// depends on its size). `inputs`: the fingerprint of its group (`GeneratedGroup`).
         case generated(GeneratedFile, inputs: UInt64)
@@ -179,7 +181,9 @@ public enum SiteBuilder {
                                    generated: generatedGroups, inputs: inputs)
             let site = edition.directory
             survey.leave(writingCache: {
-                OutputCache.save(site: site, output: output, written: written)
+                // On another thread, which the lock waits for: meanwhile the build's own state is given back, so the
+                // cache's bytes are not held on top of it.
+                lock.writeInBackground { OutputCache.save(site: site, output: output, written: written) }
             }, record: { written.contents })
             return report
         } catch {
@@ -426,25 +430,30 @@ public enum SiteBuilder {
     /// Every output except the sitemaps, news sitemaps and robots.txt (`generatedOutputs`).
     static func plan(stories: [Story], context: PageContext, now: Timestamp) -> [Output] {
         let config = context.config
-        var outputs: [Output] = []
-        for index in stories.indices {
-            for language in context.pageLanguages(at: index) { outputs.append(.story(index, language)) }
-        }
+        var others: [Output] = []
         let listings = Listings(stories: stories, context: context)
         for language in config.languages {
-            outputs.append(.front(language))
-            for format in FeedFormat.allCases { outputs.append(.feed(.front, language, format)) }
+            others.append(.front(language))
+            for format in FeedFormat.allCases { others.append(.feed(.front, language, format)) }
             for category in config.categories {
-                for format in FeedFormat.allCases { outputs.append(.feed(.category(category), language, format)) }
+                for format in FeedFormat.allCases { others.append(.feed(.category(category), language, format)) }
                 for page in listings.pages(language, category) {
-                    outputs.append(.category(listings.listing(category, language, page, in: config)))
+                    others.append(.category(listings.listing(category, language, page, in: config)))
                 }
             }
         }
-        outputs.append(.root)
-        outputs.append(.notFound)
-        for file in context.edition.theme.staticFiles { outputs.append(.staticFile(file)) }
-        for index in context.media.outputs.indices { outputs.append(.media(index)) }
+        others.append(.root)
+        others.append(.notFound)
+        for file in context.edition.theme.staticFiles { others.append(.staticFile(file)) }
+        for index in context.media.outputs.indices { others.append(.media(index)) }
+        // The story pages first, in a list made at its full size: grown as it fills, the list would briefly be held
+        // twice, at the moment a cold build holds the most.
+        var outputs: [Output] = []
+        outputs.reserveCapacity(stories.indices.reduce(others.count) { $0 + context.pageLanguages(at: $1).count })
+        for index in stories.indices {
+            for language in context.pageLanguages(at: index) { outputs.append(.story(index, language)) }
+        }
+        outputs.append(contentsOf: others)
         return outputs
     }
 
