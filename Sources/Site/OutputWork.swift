@@ -83,9 +83,9 @@ struct OutputWork: Sendable {
             produced.kept.append(nil)
             produced.rendered += 1
             do {
-                let (file, bytes) = try SiteBuilder.render(output, stories: stories, context: context, now: now,
-                                                           options: options, loaded: &loaded)
-                try writer.stage(file, bytes)
+                let bytes = try SiteBuilder.render(output, stories: stories, context: context, now: now,
+                                                   options: options, loaded: &loaded)
+                try writer.stage(path, bytes)
             } catch {
                 produced.failures.append(Self.diagnostic(error, output: writer.directory))
                 return produced

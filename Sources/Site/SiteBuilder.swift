@@ -457,7 +457,7 @@ public enum SiteBuilder {
         return outputs
     }
 
-    /// The file an output is written to, relative to the output folder (the same path `render` returns).
+    /// The file an output is written to, relative to the output folder.
     static func path(_ output: Output, stories: [Story], context: PageContext) -> String {
         let links = context.links
         switch output {
@@ -545,9 +545,10 @@ public enum SiteBuilder {
         return digest.value
     }
 
-    /// The file an output becomes. `loaded` keeps the last story whose bodies were read, for its next page.
+    /// The bytes of the file an output becomes (at `path(output)`). `loaded` keeps the last story whose bodies were
+    /// read, for its next page.
     static func render(_ output: Output, stories: [Story], context: PageContext, now: Timestamp,
-                       options: MarkdownOptions, loaded: inout (index: Int, story: Story)?) throws -> (String, [UInt8]) {
+                       options: MarkdownOptions, loaded: inout (index: Int, story: Story)?) throws -> [UInt8] {
         let templates = context.edition.theme.templates
         let links = context.links
         let config = context.config
@@ -560,8 +561,7 @@ public enum SiteBuilder {
                 story = try context.edition.withBodies(stories[index])
                 loaded = (index, story)
             }
-            let html = try templates.renderBytes("story", context.storyPage(story, language, options: options))
-            return (Permalinks.file(for: context.storyURL(story, language)), html)
+            return try templates.renderBytes("story", context.storyPage(story, language, options: options))
         case .front(let language):
             let cards = context.frontStories(language).map { context.card(stories[$0], language) }
             let title = config.title(in: language)
@@ -569,7 +569,7 @@ public enum SiteBuilder {
                                          description: config.description[code: language.code] ?? "",
                                          language: language, relativeURL: links.front(language), url: links.front,
                                          cards: Array(cards), category: nil, pager: nil)
-            return (Permalinks.file(for: links.front(language)), try templates.renderBytes("front", value))
+            return try templates.renderBytes("front", value)
         case .category(let listing):
             let (category, language, page) = (listing.category, listing.language, listing.page)
             let relative = links.category(category, language, page: page)
@@ -582,12 +582,12 @@ public enum SiteBuilder {
                 pager: (archivePage, listing.newer.map { links.category(category, language, page: $0) },
                         listing.older.map { links.category(category, language, page: $0) }),
                 alternateLanguages: listing.alternates)
-            return (Permalinks.file(for: relative), try templates.renderBytes("category", value))
+            return try templates.renderBytes("category", value)
         case .feed(let scope, let language, let format):
             let feed = try context.feed(scope, language, now: now, options: options)
-            return (links.feed(scope, language, format), FeedWriter.bytes(feed, as: format))
+            return FeedWriter.bytes(feed, as: format)
         case .generated(let file, _):
-            return (file.path, file.utf8)
+            return file.utf8
         case .keptGenerated(let path, _):
             // Never reached: a kept file passed the same cache check before planning.
             throw FileSystem.Failure(path: path, reason: "the build cache changed during the build; build again")
@@ -606,14 +606,12 @@ public enum SiteBuilder {
                 ])
             })
             value["default_href"] = .string(links.href(links.front(language)))
-            let html = try templates.renderBytes(output.isRoot ? "root" : "404", .object(value))
-            return (output.isRoot ? "index.html" : "404.html", html)
+            return try templates.renderBytes(output.isRoot ? "root" : "404", .object(value))
         case .staticFile(let file):
-            let bytes = try FileSystem.read(context.edition.theme.directory + "/static/" + file)
-            return ("static/" + file, bytes)
+            return try FileSystem.read(context.edition.theme.directory + "/static/" + file)
         case .media(let index):
             let output = context.media.outputs[index]
-            return (output.path, try FileSystem.read(output.source))
+            return try FileSystem.read(output.source)
         }
     }
 }
