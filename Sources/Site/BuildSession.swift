@@ -58,7 +58,7 @@ public final class BuildSession: Sendable {
     /// trace (`.newsgen/trace`, when it has results the file does not) written, so that the next process starts
     /// from them, and the record of the output folder made. `lock`: held by the caller, for this site.
     public func finish(lock: BuildLock) {
-        makeRecord()
+        makeRecord(lock: lock)
         let (kept, root) = state.withLock { state -> (Engine?, String) in
             defer { state.unsaved = false }
             return (state.unsaved ? state.engine?.engine : nil, state.root)
@@ -170,9 +170,11 @@ public final class BuildSession: Sendable {
         return low
     }
 
-    private func makeRecord() {
+    /// The record of what the last build left, and its output cache written on a thread that `lock` (held by the
+    /// caller, for that output folder) waits for.
+    private func makeRecord(lock: BuildLock) {
         guard let left = state.withLock({ $0.left.take() }) else { return }
-        left.writeCache?()
+        if let writeCache = left.writeCache { lock.writeInBackground(writeCache) }
         let record = left.record()
         state.withLock { $0.output = record }
     }
@@ -215,7 +217,7 @@ public final class BuildSession: Sendable {
     /// The output folder of `lock` for the next build: as the last build into it left it, when that record is
     /// there and the folder itself is still the one it describes; otherwise looked at.
     public func survey(lock: BuildLock, clean: Bool) -> OutputSurvey {
-        makeRecord()   // when `finish` was not called
+        makeRecord(lock: lock)   // when `finish` was not called
         let record = state.withLock { state in
             defer { state.output = nil }   // until this build has succeeded
             return state.output

@@ -84,10 +84,13 @@ public final class OutputSurvey: Sendable {
     private let keepsRecord: Bool
     private let left = Mutex<Left?>(nil)
 
-    /// Called by the build once the output is in place: without a record to keep, the cache is written now.
-    func leave(writingCache writeCache: (@Sendable () -> Void)?, record: @escaping @Sendable () -> OutputCache.Contents) {
+    /// Called by the build once the output is in place: without a record to keep, the cache is written now, on
+    /// another thread that `lock` waits for (meanwhile the build's own state is given back, so the cache's bytes are
+    /// not held on top of it).
+    func leave(writingCache writeCache: (@Sendable () -> Void)?, record: @escaping @Sendable () -> OutputCache.Contents,
+               lock: BuildLock) {
         guard keepsRecord else {
-            writeCache?()
+            if let writeCache { lock.writeInBackground(writeCache) }
             return
         }
         left.withLock { $0 = Left(writeCache: writeCache, record: record) }

@@ -173,7 +173,7 @@ public enum SiteBuilder {
                                      unchanged: summary.unchanged, removed: summary.removed, output: output,
                                      photos: media.photos.count, photosProcessed: media.made.count)
             if untouched && summary.written == 0 && summary.removed == 0 {
-                if found.asCached { survey.leave(writingCache: nil, record: { cached }) }
+                if found.asCached { survey.leave(writingCache: nil, record: { cached }, lock: lock) }
                 return report
             }
             if untouched { OutputCache.remove(site: edition.directory, output: output) }
@@ -181,10 +181,8 @@ public enum SiteBuilder {
                                    generated: generatedGroups, inputs: inputs)
             let site = edition.directory
             survey.leave(writingCache: {
-                // On another thread, which the lock waits for: meanwhile the build's own state is given back, so the
-                // cache's bytes are not held on top of it.
-                lock.writeInBackground { OutputCache.save(site: site, output: output, written: written) }
-            }, record: { written.contents })
+                OutputCache.save(site: site, output: output, written: written)
+            }, record: { written.contents }, lock: lock)
             return report
         } catch {
             writer.abort()
