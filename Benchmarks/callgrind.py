@@ -10,8 +10,8 @@ cost what changed, or what the archive holds?" with figures that can be compared
 
 For each size: a corpus from gen_corpus.py (made once under --corpus-root and reused), a cold build under
 callgrind with its instrumentation off, then, each counted by callgrind: a rebuild with nothing changed and a
-rebuild after one story's English body changed (the story in the middle of the archive, as run.py edits it). The output folder lives
-under --out-root (tmpfs by default). The binary is Benchmarks/Callgrind's newsgen-callgrind, the same command line
+rebuild after one story's English body changed (the story in the middle of the archive, as run.py edits it). The
+output folder lives under --out-root (tmpfs by default). The binary is Benchmarks/Callgrind's newsgen-callgrind, the same command line
 as newsgen with a main that valgrind can run (see its main.swift); it is copied without its debug information,
 which valgrind 3.19 refuses to read. Every build gets SOURCE_DATE_EPOCH = the corpus's fixed "now".
 
@@ -121,8 +121,11 @@ def main():
         fail("valgrind is not installed (Debian: apt-get install valgrind)")
     binary = stripped_binary(args.build_dir)
     rows = []
-    for n in (int(s) for s in args.sizes.split(",")):
-        rows += measure(args, binary, n)
+    try:
+        for n in (int(s) for s in args.sizes.split(",")):
+            rows += measure(args, binary, n)
+    finally:
+        shutil.rmtree(os.path.dirname(binary), ignore_errors=True)
     print("| stories | case | instructions | per story of the archive |")
     print("| ---: | --- | ---: | ---: |")
     for row in rows:
