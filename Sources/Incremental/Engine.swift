@@ -6,8 +6,8 @@ import Synchronization
 /// A client names its work with `Key`s. A key whose kind has a `Rule` is a task; any other key is an input, whose
 /// hash and value come from the `InputProvider` given to each run. A rule gets only a `Fetch` handle, and every
 /// input or task result it reads goes through it and is recorded with the hash it saw: the trace of the run.
-/// The next run asks which inputs changed, walks the recorded reverse index from them to the tasks that may be
-/// stale, and checks only those, each one's dependencies in the order they were read: a task whose dependencies
+/// The next run asks which inputs changed, finds the tasks that read them (directly or through other tasks), which
+/// may be stale, and checks only those, each one's dependencies in the order they were read: a task whose dependencies
 /// all have the hashes it saw is kept, any other one runs again. A task that runs again with the same result hash
 /// stops there (early cutoff): its dependents see the hash they recorded.
 ///
@@ -23,8 +23,8 @@ import Synchronization
 /// - The trace on disk is either complete and checksummed or ignored (see `TraceFile.swift`).
 /// - The trace holds what the last run demanded and what that read, nothing else: the rest is dropped, and the
 ///   dropped tasks are reported.
-/// - A run's work follows what changed: a task no changed input leads to (through the reverse index) is not even
-///   looked at, and a clean key costs a lookup.
+/// - A run's work follows what changed: a task that reads no changed input (directly or through other tasks) is not
+///   even looked at, and a clean key costs a lookup.
 public struct Engine: Sendable {
     /// The client's identity of everything that is not an input (its binary, say): a trace file written for
     /// another world is ignored.
@@ -97,15 +97,20 @@ public struct Engine: Sendable {
         return found.withLock { $0 }
     }
 
-    /// Folds a run's outcomes into the trace: new and re-verified entries, the reverse index, the failed ones
-    /// marked to run again with everything that depends on them, and what nobody demands any more dropped.
+    /// Folds a run's outcomes into the trace: new and re-verified entries, the failed ones marked to run again with
+    /// everything that depends on them, and what nobody demands any more dropped.
     private mutating func commit(_ slots: [Key: Slot], demand: [Key], changed: [Key: UInt64?]) -> Report {
         var report = Report()
-        var touched: Set<Key> = []   // keys whose entries this commit changes (the reverse index aside)
+        var touched: Set<Key> = []   // keys whose entries this commit changes
         defer { if file != nil { unsaved.formUnion(touched) } }
-        var candidates: [Key] = []   // keys that may have lost their last dependent
-        var relinks: [(key: Key, old: [Dependency], new: [Dependency])] = []
-        var failed: [Key] = []
+        var candidates: [Key] = []   // keys that may have lost their last reader
+        var failed: Set<Key> = []
+        /// Mostly a task reads again what it read before: then no key lost a reader.
+        func noteUnread(_ old: [Dependency]?, _ new: [Dependency]) {
+            guard let old, old.count != new.count || zip(old, new).contains(where: { $0.key != $1.key }) else { return }
+            let now = Set(new.map(\.key))
+            candidates += old.lazy.map(\.key).filter { !now.contains($0) }
+        }
         for (key, slot) in slots {
             let done: Done
             switch slot {
@@ -114,11 +119,9 @@ public struct Engine: Sendable {
             case .failed(let error, let read):
                 touched.insert(key)
                 report.failures[error.key] = error
-                failed.append(key)
-                let old = trace[key]
-                relinks.append((key, old?.dependencies ?? [], read))
-                trace[key] = Entry(hash: 0, isInput: rules[key.kind] == nil, dependencies: read,
-                                   dependents: old?.dependents ?? [], failed: true)
+                failed.insert(key)
+                noteUnread(trace[key]?.dependencies, read)
+                trace[key] = Entry(hash: 0, isInput: rules[key.kind] == nil, dependencies: read, failed: true)
                 continue
             }
             switch done.kind {
@@ -127,8 +130,7 @@ public struct Engine: Sendable {
                 // The hash the change check saw, so that an input edited during the run is found changed next time.
                 let hash = changed[key].map { $0 ?? done.hash } ?? known ?? done.hash
                 if hash != known { touched.insert(key) }
-                trace[key] = Entry(hash: hash, isInput: true, dependencies: [],
-                                   dependents: trace[key]?.dependents ?? [])
+                trace[key] = Entry(hash: hash, isInput: true, dependencies: [])
             case .verified, .decoded:
                 if done.value != nil, rules[key.kind]?.keepsValue == true { trace[key]?.value = done.value }
             case .ran(let dependencies, let kept):
@@ -139,48 +141,61 @@ public struct Engine: Sendable {
                              || $0.kept != kept }) ?? true {
                     touched.insert(key)
                 }
-                relinks.append((key, old?.dependencies ?? [], dependencies))
-                trace[key] = Entry(hash: done.hash, isInput: false, dependencies: dependencies,
-                                   dependents: old?.dependents ?? [], kept: kept,
+                noteUnread(old?.dependencies, dependencies)
+                trace[key] = Entry(hash: done.hash, isInput: false, dependencies: dependencies, kept: kept,
                                    value: rules[key.kind]?.keepsValue == true ? done.value : nil)
             }
         }
-        for relink in relinks {
-            // Mostly a task reads again what it read before; that leaves the reverse index as it is.
-            if relink.old.count == relink.new.count, zip(relink.old, relink.new).allSatisfy({ $0.key == $1.key }) {
-                continue
-            }
-            let now = Set(relink.new.map(\.key))
-            for dependency in relink.old where !now.contains(dependency.key) {
-                trace[dependency.key]?.dependents.remove(relink.key)
-                candidates.append(dependency.key)
-            }
-            for dependency in relink.new { trace[dependency.key]?.dependents.insert(relink.key) }
-        }
         // A failed task keeps what it read (still needed by its next attempt) but no result, and so does every
         // entry that relied on its result: the next run computes them again.
-        while let key = failed.popLast() {
-            for dependent in trace[key]?.dependents ?? [] where trace[dependent]?.failed == false {
-                trace[dependent]?.failed = true
-                touched.insert(dependent)
-                failed.append(dependent)
+        if !failed.isEmpty {
+            for key in readers(of: failed) where !failed.contains(key) && trace[key]?.failed == false {
+                trace[key]?.failed = true
+                touched.insert(key)
             }
         }
         let demanded = Set(demand)
         for key in roots where !demanded.contains(key) { candidates.append(key) }
         roots = demanded
+        guard !candidates.isEmpty else { return report }
+        // What no task reads any more and nobody demands goes, and then what only it read.
+        var readCount: [Key: Int] = [:]
+        for entry in trace.values {
+            for dependency in entry.dependencies { readCount[dependency.key, default: 0] += 1 }
+        }
         while let key = candidates.popLast() {
-            guard let entry = trace[key], entry.dependents.isEmpty, !roots.contains(key) else { continue }
+            guard let entry = trace[key], readCount[key, default: 0] == 0, !roots.contains(key) else { continue }
             trace.removeValue(forKey: key)
             touched.insert(key)
             if !entry.isInput { report.dropped.append(key) }
             for dependency in entry.dependencies {
-                trace[dependency.key]?.dependents.remove(key)
+                readCount[dependency.key, default: 0] -= 1
                 candidates.append(dependency.key)
             }
         }
         report.dropped.sort()
         return report
+    }
+
+    /// `keys` and every key that reads one of them, directly or through other keys: all that may be stale when they
+    /// changed. There is no reverse index: made from every entry's dependencies, it cost a load about as much as
+    /// reading the trace did; a scan of the dependency lists, one per level of the longest chain, costs a few
+    /// milliseconds at ten thousand stories, and happens only when something changed.
+    func readers(of keys: Set<Key>) -> Set<Key> {
+        var found = keys
+        guard !keys.isEmpty else { return found }
+        // What each task read, taken out of the trace once: each pass over the trace itself would copy every entry.
+        var tasks: [(key: Key, reads: [Dependency])] = []
+        for (key, entry) in trace where !entry.dependencies.isEmpty { tasks.append((key, entry.dependencies)) }
+        var grew = true
+        while grew {
+            grew = false
+            for task in tasks where !found.contains(task.key) && task.reads.contains(where: { found.contains($0.key) }) {
+                found.insert(task.key)
+                grew = true
+            }
+        }
+        return found
     }
 }
 
@@ -253,10 +268,11 @@ public struct Rule: Sendable {
 /// Bytes for a rule's kept results. A value that fails to decode is computed again.
 public struct Codec: Sendable {
     let encode: @Sendable (any Sendable) -> [UInt8]?
-    let decode: @Sendable ([UInt8]) -> (any Sendable)?
+    /// Given the bytes where they lie, in the trace file's bytes as read: a value may keep a slice of them.
+    let decode: @Sendable (ArraySlice<UInt8>) -> (any Sendable)?
 
     public init<Value: Sendable>(_ type: Value.Type, encode: @escaping @Sendable (Value) -> [UInt8],
-                                 decode: @escaping @Sendable ([UInt8]) -> Value?) {
+                                 decode: @escaping @Sendable (ArraySlice<UInt8>) -> Value?) {
         self.encode = { value in (value as? Value).map(encode) }
         self.decode = { bytes in decode(bytes) }
     }
@@ -389,10 +405,8 @@ struct Entry: Sendable {
     var isInput: Bool
     /// In the order the task read them.
     var dependencies: [Dependency]
-    /// The tasks whose dependencies include this key.
-    var dependents: Set<Key>
-    /// The codec's bytes for a kept result.
-    var kept: [UInt8]? = nil
+    /// The codec's bytes for a kept result (a slice of the trace file's bytes when it was read from there).
+    var kept: ArraySlice<UInt8>? = nil
     /// The kept result, decoded (in memory only).
     var value: (any Sendable)? = nil
     /// The task failed (or read one that did): it has no result and runs again when demanded.

@@ -12,7 +12,7 @@ final class Run: Sendable {
     private let trace: [Key: Entry]
     private let inputs: any InputProvider
     private let changed: [Key: UInt64?]
-    /// Every key that may be stale: the changed inputs and, through the reverse index, all that depends on them.
+    /// Every key that may be stale: the changed inputs and all that reads them, directly or through other keys.
     private let dirty: Set<Key>
     private let state = Mutex(State())
     /// Kept results decoded from their bytes on the way (clean keys, outside any slot), for the engine to keep in
@@ -51,14 +51,7 @@ final class Run: Sendable {
         trace = engine.trace
         self.inputs = inputs
         self.changed = changed
-        var dirty = Set(changed.keys)
-        var next = Array(changed.keys)
-        while let key = next.popLast() {
-            for dependent in engine.trace[key]?.dependents ?? [] where dirty.insert(dependent).inserted {
-                next.append(dependent)
-            }
-        }
-        self.dirty = dirty
+        dirty = engine.readers(of: Set(changed.keys))
     }
 
     /// Brings every demanded key up to date; the outcome of each key that was looked at more closely than "clean",
@@ -247,8 +240,8 @@ final class Run: Sendable {
                 let output = try rule.compute(key, fetch)
                 let reads = fetch.close()
                 if let failure = reads.failure { return .failed(failure, read: reads.dependencies) }
-                var kept: [UInt8]? = nil
-                if case .bytes(let codec) = rule.keep { kept = codec.encode(output.value) }
+                var kept: ArraySlice<UInt8>? = nil
+                if case .bytes(let codec) = rule.keep { kept = codec.encode(output.value)?[...] }
                 return .done(Done(hash: output.hash, value: output.value,
                                   kind: .ran(dependencies: reads.dependencies, kept: kept)))
             } catch {
@@ -279,7 +272,7 @@ struct Done: Sendable {
         case verified
         /// A clean entry's kept result, decoded for a dependent that needed the value.
         case decoded
-        case ran(dependencies: [Dependency], kept: [UInt8]?)
+        case ran(dependencies: [Dependency], kept: ArraySlice<UInt8>?)
     }
 
     var hash: UInt64

@@ -19,8 +19,9 @@ import Glibc
 /// same keys). A save appends a segment when the file is the one the engine last read or wrote, until the file is
 /// twice the size of its first segment; then, or for any other file, it writes the whole trace to a temporary file
 /// renamed over the old one. So a save costs what changed, and a load never more than twice the whole trace.
-/// The reverse index is not in the file but made again from the dependencies when it is read: so an entry read by
-/// ten thousand others (the config) is not written again each time one of them is added or removed.
+/// There is no reverse index, in the file or in memory (see `Engine.readers`): so an entry read by ten thousand others
+/// (the config) is not written again each time one of them is added or removed. Kept bytes are not copied out of the
+/// file's bytes: each entry's are a slice of them.
 ///
 /// A file that is missing, short, of another version or world, or in which any segment's checksum or contents do
 /// not add up is ignored as a whole: the run after it is a full one (after a crash in the middle of an append, say).
@@ -189,8 +190,8 @@ extension Engine {
         return out.bytes
     }
 
-    /// Reads every segment of a trace file into this (empty) engine, then makes the reverse index; the size of the
-    /// first segment.
+    /// Reads every segment of a trace file into this (empty) engine, and checks that every key read is in the trace;
+    /// the size of the first segment.
     mutating func decode(_ bytes: [UInt8]) throws(TraceReader.Problem) -> Int {
         var input = TraceReader(bytes: bytes[...])
         guard Array(try input.take(Self.magic.count)) == Self.magic else { throw .init("not a trace file") }
@@ -211,13 +212,10 @@ extension Engine {
             try apply(payload)
             if firstSegment == 0 { firstSegment = Self.segmentHeaderSize + Int(size) }
         }
-        var readers: [Key: [Key]] = [:]
-        for (key, entry) in trace {
-            for dependency in entry.dependencies { readers[dependency.key, default: []].append(key) }
-        }
-        for (key, list) in readers {
-            guard trace[key] != nil else { throw .init("\(key) is read but not in the trace") }
-            trace[key]!.dependents = Set(list)
+        for entry in trace.values {
+            for dependency in entry.dependencies where trace[dependency.key] == nil {
+                throw .init("\(dependency.key) is read but not in the trace")
+            }
         }
         return firstSegment
     }
@@ -239,7 +237,7 @@ extension Engine {
         for _ in 0..<entries {
             let key = try keyAt(input.number())
             let flags = try input.take(1).first!
-            var entry = Entry(hash: try input.word(), isInput: flags & 1 != 0, dependencies: [], dependents: [])
+            var entry = Entry(hash: try input.word(), isInput: flags & 1 != 0, dependencies: [])
             let dependencies = try input.count()
             entry.dependencies.reserveCapacity(dependencies)
             for _ in 0..<dependencies {
@@ -247,7 +245,7 @@ extension Engine {
                 entry.dependencies.append(Dependency(key: try keyAt(reference >> 1), hash: try input.word(),
                                                      batched: reference & 1 != 0))
             }
-            if flags & 4 != 0 { entry.kept = Array(try input.take(input.count())) }
+            if flags & 4 != 0 { entry.kept = try input.take(input.count()) }
             entry.failed = flags & 8 != 0
             trace[key] = entry
         }
@@ -264,15 +262,18 @@ extension Engine {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(info.st_size))
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return count == 0 ? (bytes, FileIdentity(info)) : nil }
-            bytes += buffer[..<count]
+        // Read in place, at the size the file has: the lock keeps other processes from writing it meanwhile.
+        var complete = true
+        let bytes = [UInt8](unsafeUninitializedCapacity: Int(info.st_size)) { buffer, initialized in
+            while initialized < buffer.count {
+                let count = read(fd, buffer.baseAddress! + initialized, buffer.count - initialized)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                initialized += count
+            }
+            complete = initialized == buffer.count
         }
+        return complete ? (bytes, FileIdentity(info)) : nil
     }
 
     static func lastError() -> String { String(cString: strerror(errno)) }

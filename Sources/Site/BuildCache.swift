@@ -117,29 +117,41 @@ struct ByteWriter {
 }
 
 /// Reads what `ByteWriter` wrote; every read returns nil past the end or on an impossible value.
+///
+/// It reads a slice in place (a story kept in the trace file's bytes, say): `offset` and `end` are indices of `bytes`.
 struct ByteReader {
-    let bytes: [UInt8]
-    var offset = 0
+    let bytes: ArraySlice<UInt8>
+    var offset: Int
     /// Where reading stops (the end of `bytes`, or of the part being read).
     let end: Int
 
     init(_ bytes: [UInt8]) {
+        self.init(bytes[...])
+    }
+
+    init(_ bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
-        end = bytes.count
+        offset = bytes.startIndex
+        end = bytes.endIndex
     }
 
     /// Reads `range` of `bytes` only.
-    init(_ bytes: [UInt8], range: Range<Int>) {
+    init(_ bytes: ArraySlice<UInt8>, range: Range<Int>) {
         self.bytes = bytes
-        offset = range.lowerBound
-        end = min(range.upperBound, bytes.count)
+        offset = max(range.lowerBound, bytes.startIndex)
+        end = min(range.upperBound, bytes.endIndex)
+    }
+
+    init(_ bytes: [UInt8], range: Range<Int>) {
+        self.init(bytes[...], range: range)
     }
 
     var atEnd: Bool { offset == end }
 
     mutating func u64() -> UInt64? {
-        guard offset >= 0, offset + 8 <= end else { return nil }
-        let value = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+        guard offset >= bytes.startIndex, offset + 8 <= end else { return nil }
+        let start = offset - bytes.startIndex
+        let value = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: start, as: UInt64.self)) }
         offset += 8
         return value
     }
@@ -162,7 +174,8 @@ struct ByteReader {
         guard let length = count() else { return nil }
         defer { offset += length }
         // The file's checksum was verified (`BuildCache.read`), so these bytes are what was written: valid UTF-8.
-        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[offset..<offset + length]), as: UTF8.self) }
+        let start = offset - bytes.startIndex
+        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<start + length]), as: UTF8.self) }
     }
     mutating func optionalString() -> String?? {
         guard let present = bool() else { return nil }

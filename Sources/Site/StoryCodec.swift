@@ -128,7 +128,7 @@ enum StoryCodec {
 
     /// A story's details from the bytes `skipDetails` accepted.
     static func decodeDetails(_ bytes: ArraySlice<UInt8>) -> Story.Details {
-        var r = ByteReader(Array(bytes))
+        var r = ByteReader(bytes)
         guard let authors = r.strings(), let image = r.optionalString(), let titles = r.localized(),
               let summaries = r.localized(), let corrections = r.localized(), let pushText = r.localized(),
               let revision = r.int(), let expires = r.optionalString(), let budgetExempt = r.bool(),

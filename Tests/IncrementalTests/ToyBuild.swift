@@ -95,9 +95,10 @@ extension Engine {
     var recordedState: [String] {
         trace.map { key, entry in
             let dependencies = entry.dependencies.map { "\($0.key)=\($0.hash)\($0.batched ? "+" : "")" }
-            let kept = entry.kept.map { "\($0)" } ?? "-"
+            let kept = entry.kept.map { "\(Array($0))" } ?? "-"
+            let readers = trace.filter { $0.value.dependencies.contains { $0.key == key } }.keys.sorted()
             return "\(key) \(entry.hash) input:\(entry.isInput) failed:\(entry.failed) kept:\(kept) "
-                + "reads:\(dependencies) readBy:\(entry.dependents.sorted())"
+                + "reads:\(dependencies) readBy:\(readers)"
         }.sorted() + ["demanded: \(roots.sorted())"]
     }
 }
