@@ -431,9 +431,11 @@ struct OutputCache {
         var generated: [Generated]
         var inputs: Inputs?
         var folders: FolderStamps
+        /// The paths of `entries` indexed, when an index of the same paths in the same order is at hand.
+        var files: PathTable? = nil
 
         var contents: Contents {
-            Contents(files: PathTable(entries.lazy.map(\.path)), entries: entries.map(\.entry), generated: generated,
+            Contents(files: files ?? PathTable(entries.lazy.map(\.path)), entries: entries.map(\.entry), generated: generated,
                      inputs: inputs, folders: folders)
         }
     }

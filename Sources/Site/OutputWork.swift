@@ -26,30 +26,33 @@ struct FoundOutput: Sendable {
         self.stamps = stamps
     }
 
-    /// The stamp of the file at `path` now, nil when there is none.
-    func stampNow(_ path: String) -> FileStamp? {
-        asCached ? cached.entry(path)?.stamp : files.place(of: path).map { stamps[$0] }
-    }
-
     /// The stamp of the file at `path` when the last build made it from the same inputs (`fingerprint`) and it is
-    /// still as that build left it: then it is kept as it is; nil when it must be made.
-    func kept(_ path: String, fingerprint: UInt64) -> FileStamp? {
-        guard let entry = cached.entry(path), entry.fingerprint == fingerprint else { return nil }
+    /// still as that build left it: then it is kept as it is; nil when it must be made. `place`: where the file is in
+    /// this build's list of files; a rebuild mostly lists the files as the last one did, and then the cache's entry at
+    /// the same place is found without hashing the path.
+    func kept(_ path: String, at place: Int? = nil, fingerprint: UInt64) -> FileStamp? {
+        let entry: OutputCache.Entry?
+        if let place, place < cached.entries.count, cached.files.paths[place] == path {
+            entry = cached.entries[place]
+        } else {
+            entry = cached.entry(path)
+        }
+        guard let entry, entry.fingerprint == fingerprint else { return nil }
         return asCached || files.place(of: path).map({ stamps[$0] }) == entry.stamp ? entry.stamp : nil
     }
 }
 
-/// What producing a list of outputs gave: each one's fingerprint, and the stamp of each kept one (nil where it
-/// was rendered and staged), by place in the list; how many were rendered; what went wrong.
+/// What producing a list of outputs gave: each one's fingerprint, and the stamp its file has once the build is
+/// committed (nil where it is not known), by place in the list; how many were rendered; what went wrong.
 struct Produced: Sendable {
     var fingerprints: [UInt64] = []
-    var kept: [FileStamp?] = []
+    var stamps: [FileStamp?] = []
     var rendered = 0
     var failures: [Diagnostic] = []
 
     mutating func append(_ other: Produced) {
         fingerprints += other.fingerprints
-        kept += other.kept
+        stamps += other.stamps
         rendered += other.rendered
         failures += other.failures
     }
@@ -67,31 +70,28 @@ struct OutputWork: Sendable {
     let found: FoundOutput
     let writer: OutputWriter
 
-    /// `outputs`, whose files are `paths`, in order; a failure stops the rest.
-    func produce(_ outputs: some Collection<SiteBuilder.Output>, at paths: [String]) -> Produced {
+    /// `outputs`, whose files are `paths`, in order; a failure stops the rest. `firstPlace`: the place of the first
+    /// in the build's list of files, when it is known.
+    func produce(_ outputs: some Collection<SiteBuilder.Output>, at paths: [String], firstPlace: Int? = nil) -> Produced {
         var produced = Produced()
         var loaded: (index: Int, story: Story)?   // a story's pages in each language are planned together
-        var kept: [String] = []
-        for (output, path) in zip(outputs, paths) {
+        for (offset, (output, path)) in zip(outputs, paths).enumerated() {
             let fingerprint = SiteBuilder.fingerprint(output, stories: stories, context: context, base: base, now: now)
             produced.fingerprints.append(fingerprint)
-            if let stamp = found.kept(path, fingerprint: fingerprint) {
-                produced.kept.append(stamp)
-                kept.append(path)
+            if let stamp = found.kept(path, at: firstPlace.map { $0 + offset }, fingerprint: fingerprint) {
+                produced.stamps.append(stamp)
                 continue
             }
-            produced.kept.append(nil)
             produced.rendered += 1
             do {
                 let bytes = try SiteBuilder.render(output, stories: stories, context: context, now: now,
                                                    options: options, loaded: &loaded)
-                try writer.stage(path, bytes)
+                produced.stamps.append(try writer.stage(path, bytes))
             } catch {
                 produced.failures.append(Self.diagnostic(error, output: writer.directory))
                 return produced
             }
         }
-        do { try writer.keep(kept) } catch { produced.failures.append(Self.diagnostic(error, output: writer.directory)) }
         return produced
     }
 
@@ -107,7 +107,7 @@ struct OutputWork: Sendable {
         DispatchQueue.concurrentPerform(iterations: chunks) { block in
             if failed.load(ordering: .relaxed) { return }
             let range = block * chunk..<min(outputs.count, (block + 1) * chunk)
-            let result = produce(outputs[range], at: Array(paths[range]))
+            let result = produce(outputs[range], at: Array(paths[range]), firstPlace: range.lowerBound)
             if !result.failures.isEmpty { failed.store(true, ordering: .relaxed) }
             results.withLock { $0[block] = result }
             progress?(done.add(range.count, ordering: .relaxed).newValue, outputs.count)

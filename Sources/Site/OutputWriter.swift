@@ -6,18 +6,16 @@ import Glibc
 /// Writes a build into the output folder so that a reader of the folder never sees a half-written site:
 /// every new or changed file is first staged in a hidden folder inside the output folder (same file
 /// system), and only when the whole build has been rendered are the staged files renamed into place
-/// (each rename is atomic). Files whose bytes did not change are not touched; files that no longer
-/// belong to the site are removed at the end. `abort()` removes the staging folder and leaves the
-/// previous site exactly as it was.
+/// (each rename is atomic). Files whose bytes did not change are not touched; files that are not in the
+/// site's list of files given to `commit` are removed at the end. `abort()` removes the staging folder and
+/// leaves the previous site exactly as it was.
 final class OutputWriter: Sendable {
     struct Summary: Sendable {
         var written = 0
         var unchanged = 0
         var removed = 0
         /// The files that were written (relative paths).
-        var writtenFiles = PathTable()
-        /// Their stamps as written, by place in `writtenFiles` (renaming a file keeps its size, time and inode).
-        var writtenStamps: [FileStamp?] = []
+        var writtenFiles: [String] = []
         /// The files of the output folder that are not part of the site (removed, or already gone).
         var unplanned: [String] = []
     }
@@ -30,9 +28,7 @@ final class OutputWriter: Sendable {
     /// with one rename instead of one rename per file.
     private let fresh: Bool
     private struct State {
-        var planned = PathTable()
         var staged: [(relative: String, stagedName: String, stamp: FileStamp?)] = []
-        var unchanged = 0
         var counter = 0
         /// Folders made in the staging folder (fresh outputs only).
         var folders: Set<String> = []
@@ -79,10 +75,11 @@ final class OutputWriter: Sendable {
         }
     }
 
-    /// Records `relative` as part of the site; stages its bytes unless the file already holds them.
+    /// Stages the bytes of the site's file `relative` unless the file already holds them; the stamp the file will
+    /// have once the build is committed (renaming a file keeps its size, time and inode), nil when not known.
     /// Safe to call from many threads.
-    func stage(_ relative: String, _ bytes: [UInt8]) throws(FileSystem.Failure) {
-        try plan(relative)
+    @discardableResult
+    func stage(_ relative: String, _ bytes: [UInt8]) throws(FileSystem.Failure) -> FileStamp? {
         if fresh {
             try makeStaging()
             if let slash = relative.lastIndex(of: "/") {
@@ -94,13 +91,10 @@ final class OutputWriter: Sendable {
             }
             let stamp = try FileSystem.write(bytes, to: staging + "/" + relative)
             state.withLock { $0.staged.append((relative, relative, stamp)) }
-            return
+            return stamp
         }
         let target = directory + "/" + relative
-        if Self.holds(target, bytes) {
-            state.withLock { $0.unchanged += 1 }
-            return
-        }
+        if let stamp = Self.holds(target, bytes) { return stamp }
         try makeStaging()
         let name = state.withLock { s -> String in
             s.counter += 1
@@ -108,43 +102,36 @@ final class OutputWriter: Sendable {
         }
         let stamp = try FileSystem.write(bytes, to: staging + "/" + name)
         state.withLock { $0.staged.append((relative, name, stamp)) }
+        return stamp
     }
 
-    /// Makes room for `count` files in the table of the site's files: a build of 10,000 stories plans 30,000, and
-    /// growing the table step by step hashed every path again at each step.
-    func expect(_ count: Int) {
-        state.withLock { $0.planned.reserve(count) }
-    }
-
-    /// Records files as part of the site, kept as they are (the build cache knows they are up to date).
-    func keep(_ files: [String]) throws(FileSystem.Failure) {
-        try state.withLock { (state: inout State) throws(FileSystem.Failure) in
-            for relative in files where !state.planned.insert(relative).inserted {
-                throw FileSystem.Failure(path: relative, reason: "two outputs want the same file")
-            }
-            state.unchanged += files.count
-        }
-    }
-
-    private func plan(_ relative: String) throws(FileSystem.Failure) {
-        let isDuplicate = state.withLock { !$0.planned.insert(relative).inserted }
-        if isDuplicate { throw FileSystem.Failure(path: relative, reason: "two outputs want the same file") }
-    }
-
-    /// True when `path` is a regular file with exactly these bytes.
-    private static func holds(_ path: String, _ bytes: [UInt8]) -> Bool {
+    /// The stamp of the file at `path` when it is a regular file with exactly these bytes.
+    private static func holds(_ path: String, _ bytes: [UInt8]) -> FileStamp? {
         var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == bytes.count else { return false }
-        guard let existing = try? FileSystem.read(path) else { return false }
-        return existing == bytes
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == bytes.count,
+              let existing = try? FileSystem.read(path), existing == bytes else { return nil }
+        return FileStamp(info)
     }
 
-    /// Moves staged files into place and removes files that are no longer part of the site.
+    /// Moves staged files into place and removes the files that are not part of the site.
+    /// `files`: every file of the site (relative paths), the staged ones and those kept as they are; two the same
+    /// is an error, and nothing is moved.
     /// `existing`: every file of the output folder (relative paths), listed when the build started; nil walks the
     /// folder now. Without the list every empty folder is removed; with it, the folders that removed files leave
     /// empty (walking 30,000 story folders again would cost more than the rest of a no-change rebuild).
-    func commit(existing: [String]? = nil) throws(FileSystem.Failure) -> Summary {
+    func commit(files: [String], existing: [String]? = nil) throws(FileSystem.Failure) -> Summary {
         let snapshot = state.withLock { $0 }
+        let walked = existing == nil
+        let existing = existing ?? FileSystem.files(under: directory, includeHidden: true)
+        // A rebuild of the same site finds its files as the last build listed them: no path needs hashing.
+        var site: Set<String>?
+        if files != existing.filter({ !$0.hasPrefix(Self.reservedPrefix) }) {
+            var table = Set<String>(minimumCapacity: files.count)
+            for file in files where !table.insert(file).inserted {
+                throw FileSystem.Failure(path: file, reason: "two outputs want the same file")
+            }
+            site = table
+        }
         // The marker before anything is moved in, and whole (staged, then renamed): a build killed part way leaves a
         // folder the next build knows as its own and repairs, not one it refuses as someone else's.
         if !FileSystem.exists(directory + "/" + Self.marker) {
@@ -190,8 +177,7 @@ final class OutputWriter: Sendable {
         }
         var emptied: Set<String> = []
         var unplanned: [String] = []
-        for file in existing ?? FileSystem.files(under: directory, includeHidden: true)
-        where !snapshot.planned.contains(file) && !file.hasPrefix(Self.reservedPrefix) {
+        for file in existing where site.map({ !$0.contains(file) }) ?? false && !file.hasPrefix(Self.reservedPrefix) {
             unplanned.append(file)
             // Gone, or a folder by now (it stood where a folder of the site goes, and was removed above).
             guard FileSystem.exists(directory + "/" + file), !FileSystem.isDirectory(directory + "/" + file) else { continue }
@@ -201,7 +187,7 @@ final class OutputWriter: Sendable {
             if let slash = file.lastIndex(of: "/") { emptied.insert(String(file[..<slash])) }
         }
         FileSystem.removeTree(staging)
-        if existing == nil {
+        if walked {
             if removed > 0 || !snapshot.staged.isEmpty { FileSystem.removeEmptyDirectories(directory, keepRoot: true) }
         } else {
             // Deepest first; rmdir fails (and the walk up stops) at the first folder that still holds something.
@@ -212,11 +198,8 @@ final class OutputWriter: Sendable {
                 }
             }
         }
-        return Summary(written: snapshot.staged.count, unchanged: snapshot.unchanged, removed: removed,
-                       // Staged paths are unique (`plan` refuses a second), so places in the table are places in `staged`.
-                       writtenFiles: PathTable(snapshot.staged.map(\.relative)),
-                       writtenStamps: snapshot.staged.map(\.stamp),
-                       unplanned: unplanned)
+        return Summary(written: snapshot.staged.count, unchanged: files.count - snapshot.staged.count, removed: removed,
+                       writtenFiles: snapshot.staged.map(\.relative), unplanned: unplanned)
     }
 
     /// Removes whatever is not a folder along `relative` (a folder path inside the output folder); how many.

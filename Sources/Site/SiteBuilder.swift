@@ -138,7 +138,6 @@ public enum SiteBuilder {
         }
         let pages = plan(stories: stories, context: context, now: now)
         let pagePaths = pages.map { path($0, stories: stories, context: context) }
-        writer.expect(pagePaths.count + 64)   // the pages, and the sitemaps and robots.txt made meanwhile
         var produced = work.produceInParallel(pages, at: pagePaths, progress: progress)
         generating.wait()
         let (generatedPaths, producedGenerated, generatedGroups) = generatedFiles.withLock { $0 }
@@ -168,7 +167,7 @@ public enum SiteBuilder {
                 && inputs == cached.inputs && generatedGroups == cached.generated
             // No cache while files are being replaced: an interrupted commit leads to a full build next time.
             if !untouched { OutputCache.remove(site: edition.directory, output: output) }
-            let summary = try writer.commit(existing: found.listed.map(\.path))
+            let summary = try writer.commit(files: paths, existing: found.listed.map(\.path))
             let report = BuildReport(stories: stories.count, pages: paths.count, written: summary.written,
                                      unchanged: summary.unchanged, removed: summary.removed, output: output,
                                      photos: media.photos.count, photosProcessed: media.made.count)
@@ -196,11 +195,7 @@ public enum SiteBuilder {
     /// looked at again only where entries may have changed.
     static func newCache(paths: [String], produced: Produced, summary: OutputWriter.Summary, found: FoundOutput,
                          output: String, generated: [OutputCache.Generated], inputs: OutputCache.Inputs?) -> OutputCache.Written {
-        var stamps = paths.indices.map { index -> FileStamp? in
-            if let kept = produced.kept[index] { return kept }
-            if let place = summary.writtenFiles.place(of: paths[index]) { return summary.writtenStamps[place] }
-            return found.stampNow(paths[index])
-        }
+        var stamps = produced.stamps
         let unknown = stamps.indices.filter { stamps[$0] == nil }
         for (index, stamp) in zip(unknown, FileSystem.stamps(of: unknown.map { paths[$0] }, under: output)) {
             stamps[index] = stamp
@@ -220,12 +215,14 @@ public enum SiteBuilder {
         if found.cached.folders.isEmpty {
             for path in paths { addFolders(holding: path) }
         } else {
-            for file in summary.writtenFiles.paths { addFolders(holding: file) }
+            for file in summary.writtenFiles { addFolders(holding: file) }
             for file in summary.unplanned { addFolders(holding: file) }
         }
         let rechecked = Array(recheck)
         let folders = found.folderStamps.updated(with: Array(zip(rechecked, FileSystem.stamps(of: rechecked, under: output, folders: true))))
-        return OutputCache.Written(entries: entries, generated: generated, inputs: inputs, folders: folders)
+        // The same files as the last build, in the same order: its index of them serves this one's record too.
+        let files = entries.count == found.cached.files.count && found.cached.files.paths == paths ? found.cached.files : nil
+        return OutputCache.Written(entries: entries, generated: generated, inputs: inputs, folders: folders, files: files)
     }
 
     /// The report of a build that has nothing to do, or nil when there may be something: the output folder is as

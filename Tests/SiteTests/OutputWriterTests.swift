@@ -70,7 +70,8 @@ import Testing
         try writer.stage("en/2026/11/29/quake/index.html", Array("quake".utf8))
         try writer.stage("en/2026/11/29/storm/index.html", Array("storm".utf8))
         try writer.stage("static/style.css", Array("css".utf8))
-        let summary = try writer.commit(existing: [])
+        let summary = try writer.commit(files: ["index.html", "en/2026/11/29/quake/index.html",
+                                                "en/2026/11/29/storm/index.html", "static/style.css"], existing: [])
         #expect(summary.written == 4 && summary.removed == 0)
         #expect(summary.writtenFiles.contains("en/2026/11/29/quake/index.html"))
         #expect(text(output + "/en/2026/11/29/quake/index.html") == "quake")
@@ -87,7 +88,7 @@ import Testing
         try FileSystem.write(Array("half".utf8), to: output + "/.newsgen-staging/en/old.html")
         let writer = try OutputWriter(directory: output)
         try writer.stage("en/index.html", Array("front".utf8))
-        _ = try writer.commit(existing: [])
+        _ = try writer.commit(files: ["en/index.html"], existing: [])
         #expect(FileSystem.files(under: output, includeHidden: true).sorted() == [OutputWriter.marker, "en/index.html"])
     }
 
@@ -131,17 +132,62 @@ import Testing
         let first = try OutputWriter(directory: output)
         try first.stage("en/a/index.html", Array("a".utf8))
         try first.stage("en/b/index.html", Array("b".utf8))
-        _ = try first.commit(existing: [])
+        _ = try first.commit(files: ["en/a/index.html", "en/b/index.html"], existing: [])
         let before = try #require(FileStamp.of(output + "/en/a/index.html"))
 
         let second = try OutputWriter(directory: output)
         try second.stage("en/a/index.html", Array("a".utf8))    // same bytes: left alone
         try second.stage("en/c/index.html", Array("c".utf8))    // new
-        let summary = try second.commit(existing: FileSystem.files(under: output, includeHidden: true))
+        let summary = try second.commit(files: ["en/a/index.html", "en/c/index.html"],
+                                        existing: FileSystem.files(under: output, includeHidden: true))
         #expect(summary.written == 1 && summary.unchanged == 1 && summary.removed == 1)
         #expect(FileStamp.of(output + "/en/a/index.html") == before)
         #expect(!FileSystem.exists(output + "/en/b"))
         #expect(text(output + "/en/c/index.html") == "c")
+
+        // The same files again, listed as the folder holds them: nothing is removed, the changed one is replaced.
+        let third = try OutputWriter(directory: output)
+        #expect(try third.stage("en/c/index.html", Array("c2".utf8)) != nil)
+        let same = try third.commit(files: ["en/a/index.html", "en/c/index.html"],
+                                    existing: ["en/a/index.html", "en/c/index.html"])
+        #expect(same.written == 1 && same.unchanged == 1 && same.removed == 0 && same.unplanned.isEmpty)
+        #expect(text(output + "/en/c/index.html") == "c2" && text(output + "/en/a/index.html") == "a")
+    }
+
+    /// What `stage` says a file's stamp will be is the stamp it has once the build is in place, whether it was
+    /// written or already held the bytes.
+    @Test func stagedStampsAreTheStampsAfterTheCommit() throws {
+        let output = temporaryFolder()
+        defer { FileSystem.removeTree(output) }
+        let first = try OutputWriter(directory: output)
+        let fresh = try first.stage("en/a/index.html", Array("a".utf8))
+        _ = try first.commit(files: ["en/a/index.html"], existing: [])
+        #expect(fresh != nil && fresh == FileStamp.of(output + "/en/a/index.html"))
+        let second = try OutputWriter(directory: output)
+        let same = try second.stage("en/a/index.html", Array("a".utf8))
+        let changed = try second.stage("en/b/index.html", Array("b".utf8))
+        _ = try second.commit(files: ["en/a/index.html", "en/b/index.html"], existing: ["en/a/index.html"])
+        #expect(same == FileStamp.of(output + "/en/a/index.html"))
+        #expect(changed != nil && changed == FileStamp.of(output + "/en/b/index.html"))
+    }
+
+    /// Two outputs that want the same file stop the commit before anything is moved: the site stays as it was.
+    @Test func twoOutputsWithOneFileStopTheCommit() throws {
+        let output = temporaryFolder()
+        defer { FileSystem.removeTree(output) }
+        let first = try OutputWriter(directory: output)
+        try first.stage("en/a/index.html", Array("a".utf8))
+        _ = try first.commit(files: ["en/a/index.html"], existing: [])
+        let second = try OutputWriter(directory: output)
+        try second.stage("en/a/index.html", Array("new".utf8))
+        do {
+            _ = try second.commit(files: ["en/a/index.html", "en/b/index.html", "en/a/index.html"], existing: ["en/a/index.html"])
+            Issue.record("a file wanted twice was committed")
+        } catch {
+            #expect(error.path == "en/a/index.html" && error.reason == "two outputs want the same file")
+        }
+        second.abort()
+        #expect(text(output + "/en/a/index.html") == "a")
     }
 }
 
