@@ -37,6 +37,15 @@ public struct Engine: Sendable {
     var file: TraceFileState? = nil
     var unsaved: Set<Key> = []
 
+    /// For an engine that runs again and again in one process (`newsgen serve`): keep, for every key, the keys that
+    /// read it, made at the first run that has changes and then kept up to date, so that finding what may be stale
+    /// costs what changed. Without it each run that has changes scans every entry's dependencies instead, which
+    /// costs less than making the index for a process that runs once.
+    public var keepsReaderIndex = false {
+        didSet { if !keepsReaderIndex { readerIndex = nil } }
+    }
+    var readerIndex: [Key: Set<Key>]? = nil
+
     public init(rules: [String: Rule], world: UInt64) {
         self.rules = rules
         self.world = world
@@ -67,6 +76,13 @@ public struct Engine: Sendable {
     public mutating func run(demand: [Key], inputs: some InputProvider, changed: Set<Key>? = nil,
                              valuesOfDemand: Bool = false) -> Report {
         let changedHashes = findChanges(inputs: inputs, candidates: changed)
+        if keepsReaderIndex, readerIndex == nil, !changedHashes.isEmpty {
+            var index: [Key: Set<Key>] = [:]
+            for (key, entry) in trace {
+                for dependency in entry.dependencies { index[dependency.key, default: []].insert(key) }
+            }
+            readerIndex = index
+        }
         // The run's copy of the trace must be gone before the commit changes it, or the commit copies it all.
         let (slots, values, decoded) = Run(engine: self, inputs: inputs, changed: changedHashes)
             .perform(demand, needValues: valuesOfDemand)
@@ -105,11 +121,19 @@ public struct Engine: Sendable {
         defer { if file != nil { unsaved.formUnion(touched) } }
         var candidates: [Key] = []   // keys that may have lost their last reader
         var failed: Set<Key> = []
-        /// Mostly a task reads again what it read before: then no key lost a reader.
-        func noteUnread(_ old: [Dependency]?, _ new: [Dependency]) {
-            guard let old, old.count != new.count || zip(old, new).contains(where: { $0.key != $1.key }) else { return }
+        /// Mostly a task reads again what it read before: then no key lost or gained a reader.
+        func relink(_ key: Key, _ old: [Dependency]?, _ new: [Dependency]) {
+            let old = old ?? []
+            guard old.count != new.count || zip(old, new).contains(where: { $0.key != $1.key }) else { return }
+            let before = Set(old.map(\.key))
             let now = Set(new.map(\.key))
-            candidates += old.lazy.map(\.key).filter { !now.contains($0) }
+            for dependency in before where !now.contains(dependency) {
+                candidates.append(dependency)
+                readerIndex?[dependency]?.remove(key)
+            }
+            if readerIndex != nil {
+                for dependency in now where !before.contains(dependency) { readerIndex![dependency, default: []].insert(key) }
+            }
         }
         for (key, slot) in slots {
             let done: Done
@@ -120,7 +144,7 @@ public struct Engine: Sendable {
                 touched.insert(key)
                 report.failures[error.key] = error
                 failed.insert(key)
-                noteUnread(trace[key]?.dependencies, read)
+                relink(key, trace[key]?.dependencies, read)
                 trace[key] = Entry(hash: 0, isInput: rules[key.kind] == nil, dependencies: read, failed: true)
                 continue
             }
@@ -141,7 +165,7 @@ public struct Engine: Sendable {
                              || $0.kept != kept }) ?? true {
                     touched.insert(key)
                 }
-                noteUnread(old?.dependencies, dependencies)
+                relink(key, old?.dependencies, dependencies)
                 trace[key] = Entry(hash: done.hash, isInput: false, dependencies: dependencies, kept: kept,
                                    value: rules[key.kind]?.keepsValue == true ? done.value : nil)
             }
@@ -166,10 +190,12 @@ public struct Engine: Sendable {
         while let key = candidates.popLast() {
             guard let entry = trace[key], readCount[key, default: 0] == 0, !roots.contains(key) else { continue }
             trace.removeValue(forKey: key)
+            readerIndex?[key] = nil
             touched.insert(key)
             if !entry.isInput { report.dropped.append(key) }
             for dependency in entry.dependencies {
                 readCount[dependency.key, default: 0] -= 1
+                readerIndex?[dependency.key]?.remove(key)
                 candidates.append(dependency.key)
             }
         }
@@ -178,12 +204,19 @@ public struct Engine: Sendable {
     }
 
     /// `keys` and every key that reads one of them, directly or through other keys: all that may be stale when they
-    /// changed. There is no reverse index: made from every entry's dependencies, it cost a load about as much as
-    /// reading the trace did; a scan of the dependency lists, one per level of the longest chain, costs a few
-    /// milliseconds at ten thousand stories, and happens only when something changed.
+    /// changed. Unless the engine keeps an index of readers (`keepsReaderIndex`), the dependency lists are scanned,
+    /// once per level of the longest chain: a few milliseconds at ten thousand stories, and only when something
+    /// changed. Made for every load, the index cost about as much as reading the trace did.
     func readers(of keys: Set<Key>) -> Set<Key> {
         var found = keys
         guard !keys.isEmpty else { return found }
+        if let readerIndex {
+            var next = Array(keys)
+            while let key = next.popLast() {
+                for reader in readerIndex[key] ?? [] where found.insert(reader).inserted { next.append(reader) }
+            }
+            return found
+        }
         // What each task read, taken out of the trace once: each pass over the trace itself would copy every entry.
         var tasks: [(key: Key, reads: [Dependency])] = []
         for (key, entry) in trace where !entry.dependencies.isEmpty { tasks.append((key, entry.dependencies)) }

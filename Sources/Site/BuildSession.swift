@@ -207,6 +207,8 @@ public final class BuildSession: Sendable {
 
     /// The engine after a load, to be given to the next one; `changedTrace`: it has results the trace file does not.
     func keep(_ engine: Engine, root: String, changedTrace: Bool) {
+        var engine = engine
+        engine.keepsReaderIndex = true   // it runs again at every change the watcher reports
         state.withLock { state in
             state.engine = KeptEngine(engine)
             state.root = root

@@ -1,5 +1,5 @@
 import Foundation
-import Incremental
+@testable import Incremental
 import Testing
 
 /// Incremental equals from scratch, by property: random edits to a small site-like build, and after each one the
@@ -86,10 +86,18 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         var files = Files(contents: ["index": "f0 f1 f2 f3", "config": "3"])
         for name in Self.names { files.contents[name] = Self.randomText(&random) }
+        // Half the seeds keep an index of readers, as serve's engine does; the others scan for them.
+        let indexed = seed % 2 == 1
         var kept = Engine(rules: Self.rules, world: 7)
+        kept.keepsReaderIndex = indexed
         _ = kept.run(demand: Self.demand(files), inputs: files)
         for step in 0..<30 {
             let changed = Self.edit(&files, &random)
+            if indexed, kept.readerIndex != nil {
+                var scanning = kept
+                scanning.keepsReaderIndex = false
+                #expect(kept.readers(of: changed) == scanning.readers(of: changed), "seed \(seed), step \(step)")
+            }
             let incremental: Report
             switch Int.random(in: 0..<3, using: &random) {
             case 0:   // through the trace file, as in a new process
@@ -98,6 +106,7 @@ import Testing
                 #expect(status == .loaded)
                 #expect(loaded.recordedState == kept.recordedState, "seed \(seed), step \(step)")
                 kept = loaded
+                kept.keepsReaderIndex = indexed
                 incremental = kept.run(demand: Self.demand(files), inputs: files)
             case 1:   // in memory, asking the provider what changed
                 incremental = kept.run(demand: Self.demand(files), inputs: files)
