@@ -134,13 +134,13 @@ public final class BuildSession: Sendable {
             let parts = file.split(separator: "/", omittingEmptySubsequences: false)
             if parts.dropLast().contains(where: { $0.hasPrefix(".") }) { continue }   // inside a hidden folder: not listed
             guard !file.isEmpty, !parts.contains(where: \.isEmpty) else { return nil }
-            let low = insertionPoint(of: file, in: listing.files)
+            let low = listing.insertionPoint(of: file)
             let present = low < listing.files.count && listing.files[low].path == file
             var info = stat()
             if lstat(root + "/" + Edition.contentFolder + "/" + file, &info) != 0 {
                 guard errno == ENOENT else { return nil }
                 // A folder that went takes its files along: they sort together, right after the folder's name and "/".
-                let inside = insertionPoint(of: file + "/", in: listing.files)
+                let inside = listing.insertionPoint(of: file + "/")
                 if inside < listing.files.count && listing.files[inside].path.hasPrefix(file + "/") { return nil }
                 if present { listing.files.remove(at: low) }
                 continue
@@ -161,14 +161,6 @@ public final class BuildSession: Sendable {
         return listing
     }
 
-    private static func insertionPoint(of path: String, in files: [(path: String, stamp: FileStamp)]) -> Int {
-        var low = 0, high = files.count
-        while low < high {
-            let middle = (low + high) / 2
-            if FileSystem.precedes(files[middle].path, path) { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
 
     /// The record of what the last build left, and its output cache written on a thread that `lock` (held by the
     /// caller, for that output folder) waits for.

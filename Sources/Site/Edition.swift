@@ -187,15 +187,12 @@ public struct Edition: Sendable {
         var (engine, status) = kept.map { ($0.engine, Engine.TraceStatus.loaded) } ?? (cache.readsCache
             ? Engine.load(from: tracePath, rules: rules, world: BuildCache.executableIdentity)
             : (Engine(rules: rules, world: BuildCache.executableIdentity), .missing))
-        var stamps: [String: FileStamp] = [:]
-        stamps.reserveCapacity(listed.files.count)
-        for (file, stamp) in listed.files { stamps[contentFolder + "/" + file] = stamp }
-        let inputs = SiteFiles(root: root, listed: stamps, options: options)
+        let inputs = SiteFiles(root: root, listed: listed, options: options)
         let storyKeys = listed.files.map { Key(StoryRules.story, $0.path) }
         // The checks' tasks are known only once the stories are: first those the last run demanded, then, when
         // the stories call for others, a second run (which finds no input changed, so it costs lookups).
         var checkKeys = checks.flatMap { check in
-            engine.demanded(kind: check.kind).filter { stamps[contentFolder + "/" + $0.name] != nil }.sorted()
+            engine.demanded(kind: check.kind).filter { listed.stamp(of: $0.name) != nil }.sorted()
         }
         var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: kept?.changed, valuesOfDemand: true)
         var stories: [(name: String, story: Story)] = []
@@ -206,20 +203,20 @@ public struct Edition: Sendable {
             if let story = parsed.story { stories.append((key.name, story)) }
         }
         let wanted = checks.flatMap { check in
-            stories.filter { check.applies($0.story) }.map { Key(check.kind, $0.name) }.sorted()
+            stories.filter { check.applies($0.story) }.map { (key: Key(check.kind, $0.name), story: $0.story) }
+                .sorted { $0.key < $1.key }
         }
         var changed = !report.ran.isEmpty || !report.dropped.isEmpty
-        if wanted != checkKeys {
-            checkKeys = wanted
+        if wanted.map(\.key) != checkKeys {
+            checkKeys = wanted.map(\.key)
             let again = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: [], valuesOfDemand: true)
             changed = changed || !again.ran.isEmpty || !again.dropped.isEmpty
             report.failures.merge(again.failures) { first, _ in first }
             report.values = again.values
         }
         var checked: [String: [(story: Story, value: any Sendable)]] = [:]
-        let storyByName = Dictionary(stories.map { ($0.name, $0.story) }, uniquingKeysWith: { first, _ in first })
-        for (key, value) in zip(checkKeys, report.values[storyKeys.count...]) {
-            guard let value, let story = storyByName[key.name] else { continue }
+        for ((key, story), value) in zip(wanted, report.values[storyKeys.count...]) {   // checkKeys is wanted's keys
+            guard let value else { continue }
             checked[key.kind, default: []].append((story, value))
         }
         for check in checks where checked[check.kind] == nil { checked[check.kind] = [] }

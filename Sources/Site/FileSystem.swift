@@ -125,8 +125,25 @@ public enum FileSystem {
 
     /// The files of a source folder, as relative paths (sorted, with their stamps), and every problem met on the way.
     struct SourceListing: Sendable {
+        /// In `FileSystem.precedes` order.
         var files: [(path: String, stamp: FileStamp)] = []
         var problems: [ListingProblem] = []
+
+        /// Where `path` is, or would go, in `files`.
+        func insertionPoint(of path: some StringProtocol) -> Int {
+            var low = 0, high = files.count
+            while low < high {
+                let middle = (low + high) / 2
+                if FileSystem.precedes(files[middle].path, path) { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+
+        /// The stamp of the listed file at `path`.
+        func stamp(of path: some StringProtocol) -> FileStamp? {
+            let place = insertionPoint(of: path)
+            return place < files.count && files[place].path == path ? files[place].stamp : nil
+        }
     }
 
     /// The files under a source folder, for building from. Unlike `files(under:)`, nothing is passed over without a
@@ -303,7 +320,7 @@ public enum FileSystem {
     /// Byte order of the UTF-8 paths: the order of `String`'s `<` for the names a folder holds (Unicode scalar
     /// order, which UTF-8 keeps), without its normalisation work, which cost more than the rest of listing the
     /// story files of a large site.
-    static func precedes(_ a: String, _ b: String) -> Bool {
+    static func precedes(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
         let fast = a.utf8.withContiguousStorageIfAvailable { x in
             b.utf8.withContiguousStorageIfAvailable { y -> Bool in
                 let common = min(x.count, y.count)

@@ -128,12 +128,12 @@ public enum SiteTasks {
 /// hashed by its bytes (and found changed once more when its stamp becomes old enough).
 struct SiteFiles: InputProvider {
     let root: String
-    /// The stamps of the story files as the listing of `content/` found them, by path relative to the site.
-    let listed: [String: FileStamp]
+    /// The story files as the listing of `content/` found them (paths relative to `content/`).
+    let listed: FileSystem.SourceListing
     let options: [String: String]
     let trustedBefore: Int64
 
-    init(root: String, listed: [String: FileStamp], options: [String: String]) {
+    init(root: String, listed: FileSystem.SourceListing, options: [String: String]) {
         self.root = root
         self.listed = listed
         self.options = options
@@ -174,7 +174,9 @@ struct SiteFiles: InputProvider {
         guard input.kind == StoryRules.file else {
             throw FileSystem.Failure(path: input.name, reason: "\(input.kind) is not an input of the site")
         }
-        guard let stamp = listed[input.name] ?? FileStamp.of(root + "/" + input.name) else {
+        let content = Edition.contentFolder + "/"
+        guard let stamp = (input.name.hasPrefix(content) ? listed.stamp(of: input.name.dropFirst(content.count)) : nil)
+                ?? FileStamp.of(root + "/" + input.name) else {
             throw FileSystem.Failure(path: input.name, reason: "cannot read: no such file")
         }
         return stamp.modified < trustedBefore ? stamp : nil
