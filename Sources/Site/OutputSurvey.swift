@@ -22,6 +22,7 @@ public final class OutputSurvey: Sendable {
 
     struct Findings: Sendable {
         var cached: OutputCache.Contents
+        /// Every file of the output folder with its stamp; empty when `asCached`, which says it all.
         var listed: [(path: String, stamp: FileStamp)]
         var folderStamps: FolderStamps
         /// True when the cache was used and no folder it knows changed: then the output folder holds exactly the
@@ -69,8 +70,7 @@ public final class OutputSurvey: Sendable {
         keepsRecord = true
         inputs.withLock { $0 = contents.inputs }
         filesAsCached.withLock { $0 = contents.files.count }
-        let listed = Array(zip(contents.files.paths, contents.entries.lazy.map(\.stamp)))
-        result.withLock { $0 = Findings(cached: contents, listed: listed, folderStamps: contents.folders, asCached: true) }
+        result.withLock { $0 = Findings(cached: contents, listed: [], folderStamps: contents.folders, asCached: true) }
     }
 
     /// What the build that used this survey left in the output folder: the write of its output cache and its

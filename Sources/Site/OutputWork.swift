@@ -6,12 +6,12 @@ import Templates
 /// The output folder as a build found it: the last build's output cache, and the stamp each file has now.
 struct FoundOutput: Sendable {
     let cached: OutputCache.Contents
-    /// Every file of the output folder with its stamp.
+    /// Every file of the output folder with its stamp (empty when `asCached`: then they are the cache's).
     let listed: [(path: String, stamp: FileStamp)]
     let folderStamps: FolderStamps
     /// The folder holds exactly the files the cache lists, with the stamps it lists: nothing else is looked up.
     let asCached: Bool
-    private let files: PathTable
+    private let listedFiles: PathTable
     private let stamps: [FileStamp]
 
     init(_ findings: OutputSurvey.Findings) {
@@ -22,9 +22,12 @@ struct FoundOutput: Sendable {
         var files = PathTable(minimumCapacity: asCached ? 0 : listed.count)
         var stamps: [FileStamp] = []
         for (file, stamp) in asCached ? [] : listed where files.insert(file).inserted { stamps.append(stamp) }
-        self.files = files
+        listedFiles = files
         self.stamps = stamps
     }
+
+    /// Every file of the output folder.
+    var files: [String] { asCached ? cached.files.paths : listed.map(\.path) }
 
     /// The stamp of the file at `path` when the last build made it from the same inputs (`fingerprint`) and it is
     /// still as that build left it: then it is kept as it is; nil when it must be made. `place`: where the file is in
@@ -38,7 +41,7 @@ struct FoundOutput: Sendable {
             entry = cached.entry(path)
         }
         guard let entry, entry.fingerprint == fingerprint else { return nil }
-        return asCached || files.place(of: path).map({ stamps[$0] }) == entry.stamp ? entry.stamp : nil
+        return asCached || listedFiles.place(of: path).map({ stamps[$0] }) == entry.stamp ? entry.stamp : nil
     }
 }
 

@@ -125,7 +125,7 @@ final class OutputWriter: Sendable {
         let existing = existing ?? FileSystem.files(under: directory, includeHidden: true)
         // A rebuild of the same site finds its files as the last build listed them: no path needs hashing.
         var site: Set<String>?
-        if files != existing.filter({ !$0.hasPrefix(Self.reservedPrefix) }) {
+        if files != existing {
             var table = Set<String>(minimumCapacity: files.count)
             for file in files where !table.insert(file).inserted {
                 throw FileSystem.Failure(path: file, reason: "two outputs want the same file")

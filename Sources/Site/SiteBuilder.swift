@@ -167,7 +167,7 @@ public enum SiteBuilder {
                 && inputs == cached.inputs && generatedGroups == cached.generated
             // No cache while files are being replaced: an interrupted commit leads to a full build next time.
             if !untouched { OutputCache.remove(site: edition.directory, output: output) }
-            let summary = try writer.commit(files: paths, existing: found.listed.map(\.path))
+            let summary = try writer.commit(files: paths, existing: found.files)
             let report = BuildReport(stories: stories.count, pages: paths.count, written: summary.written,
                                      unchanged: summary.unchanged, removed: summary.removed, output: output,
                                      photos: media.photos.count, photosProcessed: media.made.count)
@@ -305,6 +305,7 @@ public enum SiteBuilder {
         }
         let known = cached.folders.folders
         let (current, changed) = folders
+        if changed.isEmpty { return ([], FolderStamps(sorted: current), true) }   // the files are the cache's
         let knownFolders = changed.isEmpty ? [] : Set(known.map(\.path))
         var listed: [(path: String, stamp: FileStamp)] = []
         listed.reserveCapacity(cached.files.count)
@@ -456,7 +457,7 @@ public enum SiteBuilder {
     static func path(_ output: Output, stories: [Story], context: PageContext) -> String {
         let links = context.links
         switch output {
-        case .story(let index, let language): return Permalinks.file(for: context.storyURL(at: index, language))
+        case .story(let index, let language): return context.storyFile(at: index, language)
         case .front(let language): return Permalinks.file(for: links.front(language))
         case .category(let listing):
             return Permalinks.file(for: links.category(listing.category, listing.language, page: listing.page))
