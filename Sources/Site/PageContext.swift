@@ -27,8 +27,6 @@ struct PageContext: Sendable {
     /// `links.story` of every story in every configured language (in config order), by place in `stories`: the
     /// sitemap and the planner ask for each several times.
     private let storyURLs: [[String]]
-    /// The file of each of those pages (`Permalinks.file(for:)`): the planner needs every one at every build.
-    private let storyFiles: [[String]]
     /// Each story's feed entry in each language, made once per build, and their body texts kept between builds
     /// when the build gives a cache (see `FeedEntries`).
     let feedEntries: FeedEntries
@@ -63,12 +61,6 @@ struct PageContext: Sendable {
     func storyURL(at place: Int, _ language: Language) -> String {
         if let index = languagePlace(language) { return storyURLs[place][index] }
         return links.story(stories[place], language)
-    }
-
-    /// The file of the page of the story at `place` in `language`.
-    func storyFile(at place: Int, _ language: Language) -> String {
-        if let index = languagePlace(language) { return storyFiles[place][index] }
-        return Permalinks.file(for: links.story(stories[place], language))
     }
 
     /// The place of `language` in `config.languages`.
@@ -140,24 +132,16 @@ struct PageContext: Sendable {
             placeByID[story.id] = place
         }
         // Every story's URLs, on every core: working out each story's local date is the dearer part of this.
-        var storyFiles: [[String]] = []
-        let storyURLs = [[String]](unsafeUninitializedCapacity: stories.count) { urlBuffer, count in
-            storyFiles = [[String]](unsafeUninitializedCapacity: stories.count) { fileBuffer, fileCount in
-                nonisolated(unsafe) let urlSlots = urlBuffer   // each block initialises its own slots
-                nonisolated(unsafe) let fileSlots = fileBuffer
-                let chunk = 512
-                DispatchQueue.concurrentPerform(iterations: (stories.count + chunk - 1) / chunk) { block in
-                    for place in block * chunk..<min(stories.count, (block + 1) * chunk) {
-                        let urls = links.story(stories[place], in: config.languages)
-                        (urlSlots.baseAddress! + place).initialize(to: urls)
-                        (fileSlots.baseAddress! + place).initialize(to: urls.map(Permalinks.file(for:)))
-                    }
+        let storyURLs = [[String]](unsafeUninitializedCapacity: stories.count) { buffer, count in
+            nonisolated(unsafe) let slots = buffer   // each block initialises its own slots
+            let chunk = 512
+            DispatchQueue.concurrentPerform(iterations: (stories.count + chunk - 1) / chunk) { block in
+                for place in block * chunk..<min(stories.count, (block + 1) * chunk) {
+                    (slots.baseAddress! + place).initialize(to: links.story(stories[place], in: config.languages))
                 }
-                fileCount = stories.count
             }
             count = stories.count
         }
-        self.storyFiles = storyFiles
         self.pageLanguageBits = pageLanguageBits
         var languageLists: [UInt64: [Language]] = [:]
         for bits in Set(pageLanguageBits) { languageLists[bits] = Self.languages(bits, config.languages) }
