@@ -58,8 +58,22 @@ final class Run: Sendable {
     /// and with `needValues` the value of each demanded key.
     func perform(_ demand: [Key], needValues: Bool)
         -> (slots: [Key: Slot], values: [(any Sendable)?], decoded: [(Key, any Sendable)]) {
-        let outcomes = resolve(demand, for: nil, needValue: needValues)
-        let values = needValues ? outcomes.map { (try? $0.get())?.value } : []
+        // A clean key whose value is at hand (kept in memory by an engine that runs again and again) is answered here
+        // by a lookup; only the others are resolved, on every core.
+        var values = [(any Sendable)?](repeating: nil, count: needValues ? demand.count : 0)
+        var others: [Int] = []
+        for (index, key) in demand.enumerated() {
+            if !dirty.contains(key), let old = trace[key], !old.failed, old.isInput == (rules[key.kind] == nil),
+               !needValues || old.value != nil {
+                if needValues { values[index] = old.value }
+            } else {
+                others.append(index)
+            }
+        }
+        let outcomes = resolve(others.map { demand[$0] }, for: nil, needValue: needValues)
+        if needValues {
+            for (index, outcome) in zip(others, outcomes) { values[index] = (try? outcome.get())?.value }
+        }
         return (state.withLock { $0.slots }, values, decoded.withLock { $0 })
     }
 
