@@ -63,8 +63,7 @@ final class Run: Sendable {
         var values = [(any Sendable)?](repeating: nil, count: needValues ? demand.count : 0)
         var others: [Int] = []
         for (index, key) in demand.enumerated() {
-            if !dirty.contains(key), let old = trace[key], !old.failed, old.isInput == (rules[key.kind] == nil),
-               !needValues || old.value != nil {
+            if let old = cleanEntry(key), !needValues || old.value != nil {
                 if needValues { values[index] = old.value }
             } else {
                 others.append(index)
@@ -123,10 +122,19 @@ final class Run: Sendable {
         case run(Rule)
     }
 
+    /// The recorded entry of `key` when nothing it depends on changed and it stands as recorded: its hash (and its
+    /// value, when kept) is the current one.
+    private func cleanEntry(_ key: Key) -> Entry? {
+        guard !dirty.contains(key), let old = trace[key], !old.failed, old.isInput == (rules[key.kind] == nil) else {
+            return nil
+        }
+        return old
+    }
+
     /// The current hash of `key`, and its value when `needValue` (else maybe nil), computing it if need be.
     func resolve(_ key: Key, for reader: Key?, needValue: Bool) throws(TaskError) -> Resolved {
         // Most keys of a run are clean, and a clean hash is the recorded one: no need for the lock.
-        if !dirty.contains(key), let old = trace[key], !old.failed, old.isInput == (rules[key.kind] == nil) {
+        if let old = cleanEntry(key) {
             if !needValue { return Resolved(hash: old.hash, value: nil) }
             // A clean result's kept value, decoded without claiming the key: decoding is pure, and a process that
             // needs the stories of a whole archive would otherwise take the lock twice for each.
