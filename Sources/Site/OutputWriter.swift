@@ -28,7 +28,7 @@ final class OutputWriter: Sendable {
     /// with one rename instead of one rename per file.
     private let fresh: Bool
     private struct State {
-        var staged: [(relative: String, stagedName: String, stamp: FileStamp?)] = []
+        var staged: [(relative: String, stagedName: String)] = []
         var counter = 0
         /// Folders made in the staging folder (fresh outputs only).
         var folders: Set<String> = []
@@ -90,7 +90,7 @@ final class OutputWriter: Sendable {
                 }
             }
             let stamp = try FileSystem.write(bytes, to: staging + "/" + relative)
-            state.withLock { $0.staged.append((relative, relative, stamp)) }
+            state.withLock { $0.staged.append((relative, relative)) }
             return stamp
         }
         let target = directory + "/" + relative
@@ -101,7 +101,7 @@ final class OutputWriter: Sendable {
             return String(s.counter)
         }
         let stamp = try FileSystem.write(bytes, to: staging + "/" + name)
-        state.withLock { $0.staged.append((relative, name, stamp)) }
+        state.withLock { $0.staged.append((relative, name)) }
         return stamp
     }
 
@@ -157,7 +157,7 @@ final class OutputWriter: Sendable {
         }
         var ready: Set<String> = []   // folders known to exist: checked or created once, not once per file
         var removed = 0
-        for (relative, name, _) in snapshot.staged.sorted(by: { $0.relative < $1.relative }) where !fresh {
+        for (relative, name) in snapshot.staged.sorted(by: { $0.relative < $1.relative }) where !fresh {
             let target = directory + "/" + relative
             let parent = String(target[..<(target.lastIndex(of: "/") ?? target.endIndex)])
             if !ready.contains(parent) {
@@ -177,7 +177,7 @@ final class OutputWriter: Sendable {
         }
         var emptied: Set<String> = []
         var unplanned: [String] = []
-        for file in existing where site.map({ !$0.contains(file) }) ?? false && !file.hasPrefix(Self.reservedPrefix) {
+        for file in existing where !file.hasPrefix(Self.reservedPrefix) && site?.contains(file) == false {
             unplanned.append(file)
             // Gone, or a folder by now (it stood where a folder of the site goes, and was removed above).
             guard FileSystem.exists(directory + "/" + file), !FileSystem.isDirectory(directory + "/" + file) else { continue }
