@@ -24,7 +24,8 @@ public enum SiteBuild {
         let edition = try PushCheck.loadEdition(directory: site, baseURLOverride: baseURLOverride,
                                                 cache: options.clean ? .rebuild(lock) : .readWrite(lock), snapshot: snapshot,
                                                 session: session)
-        let report = try SiteBuilder.build(edition, options: options, lock: lock, survey: survey, progress: progress)
+        let report = try SiteBuilder.build(edition, options: options, lock: lock, survey: survey, session: session,
+                                            progress: progress)
         session?.built(with: survey, edition: edition)
         return report
     }

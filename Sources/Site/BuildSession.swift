@@ -18,7 +18,7 @@ import Glibc
 /// Give the same session to every `SiteBuild.run` of one site, one output folder and one base URL, one at a time.
 public final class BuildSession: Sendable {
     private struct State {
-        var engine: KeptEngine?
+        var engine: Kept<Engine>?
         /// The site folder the engine loads.
         var root = ""
         /// The engine holds results that the trace file does not.
@@ -31,6 +31,7 @@ public final class BuildSession: Sendable {
         /// What the last build left to do (its output cache's write, its record), not done yet.
         var left: OutputSurvey.Left?
         var edition: Edition?
+        var storyFacts: Kept<StoryFacts.Table>?
     }
 
     private let state = Mutex(State())
@@ -61,7 +62,7 @@ public final class BuildSession: Sendable {
         makeRecord(lock: lock)
         let (kept, root) = state.withLock { state -> (Engine?, String) in
             defer { state.unsaved = false }
-            return (state.unsaved ? state.engine?.engine : nil, state.root)
+            return (state.unsaved ? state.engine?.value : nil, state.root)
         }
         guard var engine = kept else { return }
         precondition(lock.site == root, "the trace is written under its own site's lock")
@@ -76,7 +77,7 @@ public final class BuildSession: Sendable {
         // The engine now knows what the file holds, for the next save to append to. No build ran meanwhile: they
         // and this hold the lock.
         state.withLock { state in
-            if state.root == root, state.engine != nil { state.engine = KeptEngine(engine) }
+            if state.root == root, state.engine != nil { state.engine = Kept(engine) }
             if !saved { state.unsaved = true }
         }
     }
@@ -179,7 +180,7 @@ public final class BuildSession: Sendable {
                 state.engine = nil
                 state.engineChanges = []
             }
-            return (state.engine?.engine, state.engineChanges, state.root)
+            return (state.engine?.value, state.engineChanges, state.root)
         }
         guard let engine else { return nil }
         guard let changes else { return (engine, nil) }
@@ -202,10 +203,17 @@ public final class BuildSession: Sendable {
         var engine = engine
         engine.keepsReaderIndex = true   // it runs again at every change the watcher reports
         state.withLock { state in
-            state.engine = KeptEngine(engine)
+            state.engine = Kept(engine)
             state.root = root
             state.unsaved = state.unsaved || changedTrace
         }
+    }
+
+    /// What the last build's pages took from each story's metadata, for the next build to take over (see
+    /// `StoryFacts.Table`).
+    var storyFacts: StoryFacts.Table? {
+        get { state.withLock { $0.storyFacts?.value } }
+        set { state.withLock { $0.storyFacts = newValue.map(Kept.init) } }
     }
 
     /// The output folder of `lock` for the next build: as the last build into it left it, when that record is
@@ -237,10 +245,10 @@ public final class BuildSession: Sendable {
     }
 }
 
-/// The engine a session keeps, by reference. Held in the session's `Mutex` as a value, the engine (whose size grew
-/// with its record of the trace file) made the release build write past the session's memory on Linux, a layout
-/// bug of `Mutex` with large values that debug builds and the address sanitizer do not show.
-private final class KeptEngine: Sendable {
-    let engine: Engine
-    init(_ engine: Engine) { self.engine = engine }
+/// What a session keeps, by reference. Held in the session's `Mutex` as a value, the engine (whose size grew with its
+/// record of the trace file) made the release build write past the session's memory on Linux, a layout bug of
+/// `Mutex` with large values that debug builds and the address sanitizer do not show.
+final class Kept<Value: Sendable>: Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

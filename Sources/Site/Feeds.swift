@@ -196,9 +196,11 @@ extension PageContext {
             guard let place = config.categories.firstIndex(where: { $0.slug == category.slug }) else { return [] }
             categoryPlace = place
         }
+        guard let languagePlace = languagePlace(language) else { return [] }
+        let written: UInt64 = 1 << UInt64(languagePlace)
         return newest(config.feeds.items) { index in
-            stories[index].bodies[language.code] != nil
-                && (categoryPlace.map { categoryPlaces[index].contains($0) } ?? true)
+            facts.stories[index].bodyLanguages & written != 0
+                && (categoryPlace.map { facts.stories[index].categoryPlaces.contains($0) } ?? true)
         }
     }
 

@@ -88,7 +88,9 @@ public enum SiteBuilder {
     /// reads or writes the site's cache and that folder until it is released.
     /// `survey`: the output folder as looked at while the site was loading (`OutputSurvey.start`, with the same
     /// output and `--clean`); without it, or when it was made for another folder, it is looked at here.
+    /// `session`: what the last build of the same process kept for this one (see `BuildSession`).
     public static func build(_ edition: Edition, options: BuildOptions, lock: BuildLock, survey: OutputSurvey? = nil,
+                             session: BuildSession? = nil,
                              progress: (@Sendable (Int, Int) -> Void)? = nil) throws(SiteError) -> BuildReport {
         precondition(lock.site == edition.directory && lock.output == outputDirectory(for: edition, requested: options.output),
                      "a build holds the lock of its own site and output folder")
@@ -106,9 +108,11 @@ public enum SiteBuilder {
         // Feed entries' body texts are kept between builds made from the same base (the cache is not read by
         // --clean, which renders everything, but is written).
         let feedEntries = FeedEntries(cache: (site: edition.directory, base: baseFingerprint, read: !options.clean))
-        var withMedia = PageContext(edition: edition, links: links, clock: clock, stories: stories, feedEntries: feedEntries)
+        var withMedia = PageContext(edition: edition, links: links, clock: clock, stories: stories, feedEntries: feedEntries,
+                                    previous: session?.storyFacts)
         withMedia.media = media
         let context = withMedia
+        session?.storyFacts = context.facts
         let now = options.filter.now
         let markdownOptions = MarkdownOptions(smartPunctuation: true, allowRawHTML: config.allowRawHTML)
 
@@ -364,7 +368,7 @@ public enum SiteBuilder {
                 available[language.code] = list
                 var byCategory = [[Int]](repeating: [], count: config.categories.count)
                 for index in list {
-                    for category in context.categoryPlaces[index] { byCategory[category].append(index) }
+                    for category in context.facts.stories[index].categoryPlaces { byCategory[category].append(index) }
                 }
                 for (place, category) in config.categories.enumerated() {
                     members[language.code, default: [:]][category.slug] = byCategory[place]

@@ -71,6 +71,14 @@ import TestSupport
                 try site.write("content/world/quake.md", try site.read("content/world/quake.md")
                     .replacingOccurrences(of: "fr: Un séisme de magnitude 7,1", with: "fr: Un fort séisme de magnitude 7,1"))
             }
+            try after("a story's date, which moves it among the others") {
+                try site.write("content/world/quake.md", try site.read("content/world/quake.md")
+                    .replacingOccurrences(of: "published: 2026-11-29T14:05:00Z", with: "published: 2026-11-26T08:00:00Z"))
+            }
+            try after("a language taken out of a story") {
+                try site.write("content/world/quake.md", try site.read("content/world/quake.md")
+                    .replacingOccurrences(of: "<!-- lang: zh-Hans -->\n**东京电** 地震发生于黎明。", with: ""))
+            }
             try after("a category") {
                 try site.write("content/world/2026-11-28-english-only.md", try site.read("content/world/2026-11-28-english-only.md")
                     .replacingOccurrences(of: "category: World", with: "category: Sports"))
