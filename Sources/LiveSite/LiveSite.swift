@@ -166,11 +166,14 @@ public final class LiveSite: Sendable {
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
         let links = Permalinks(config: config, clock: clock)
         var pages: [String: PageNotes] = [:]
-        for story in edition.stories where filter.shows(story) && (story.draft || story.published > filter.now || story.breaking) {
+        // Each field read once and the filter asked last: this runs over every story at every save.
+        for story in edition.stories {
+            let draft = story.draft, published = story.published, breaking = story.breaking
+            guard draft || published > filter.now || breaking, filter.shows(story) else { continue }
             var notes = PageNotes()
-            if story.draft { notes.banners.append("Draft") }
-            if story.published > filter.now { notes.banners.append(scheduled(story.published, timeZone: clock.timeZone)) }
-            if story.breaking { notes.pushStoryID = story.id }
+            if draft { notes.banners.append("Draft") }
+            if published > filter.now { notes.banners.append(scheduled(published, timeZone: clock.timeZone)) }
+            if breaking { notes.pushStoryID = story.id }
             for path in links.story(story, in: config.languages) { pages[links.href(path)] = notes }
         }
         return ServedSite(basePath: links.basePath, pages: pages)

@@ -465,7 +465,7 @@ public enum SiteBuilder {
     static func path(_ output: Output, stories: [Story], context: PageContext) -> String {
         let links = context.links
         switch output {
-        case .story(let index, let language): return Permalinks.file(for: context.storyURL(at: index, languagePlace: language))
+        case .story(let index, let language): return context.facts.stories[index].files[language]
         case .front(let language): return Permalinks.file(for: links.front(language))
         case .category(let listing):
             return Permalinks.file(for: links.category(listing.category, listing.language, page: listing.page))
