@@ -37,12 +37,13 @@ public struct Engine: Sendable {
     var file: TraceFileState? = nil
     var unsaved: Set<Key> = []
 
-    /// For an engine that runs again and again in one process (`newsgen serve`): keep, for every key, the keys that
+    /// An engine that runs again and again in one process (`newsgen serve`) keeps, for every key, the keys that
     /// read it, made at the first run that has changes and then kept up to date, so that finding what may be stale
-    /// costs what changed. Without it each run that has changes scans every entry's dependencies instead, which
-    /// costs less than making the index for a process that runs once.
-    public var keepsReaderIndex = false {
-        didSet { if !keepsReaderIndex { readerIndex = nil } }
+    /// costs what changed; and the results it decoded from the trace file, so that its next runs need not decode
+    /// them again. An engine that runs once does neither: it scans every entry's dependencies when something
+    /// changed, which costs less than making the index, and keeping what it decoded would only cost time.
+    public var runsAgain = false {
+        didSet { if !runsAgain { readerIndex = nil } }
     }
     var readerIndex: [Key: Set<Key>]? = nil
 
@@ -76,7 +77,7 @@ public struct Engine: Sendable {
     public mutating func run(demand: [Key], inputs: some InputProvider, changed: Set<Key>? = nil,
                              valuesOfDemand: Bool = false) -> Report {
         let changedHashes = findChanges(inputs: inputs, candidates: changed)
-        if keepsReaderIndex, readerIndex == nil, !changedHashes.isEmpty {
+        if runsAgain, readerIndex == nil, !changedHashes.isEmpty {
             var index: [Key: Set<Key>] = [:]
             for (key, entry) in trace {
                 for dependency in entry.dependencies { index[dependency.key, default: []].insert(key) }
@@ -86,8 +87,7 @@ public struct Engine: Sendable {
         // The run's copy of the trace must be gone before the commit changes it, or the commit copies it all.
         let (slots, values, decoded) = Run(engine: self, inputs: inputs, changed: changedHashes)
             .perform(demand, needValues: valuesOfDemand)
-        // Kept in memory, so that this engine's next run does not decode them again.
-        for (key, value) in decoded where slots[key] == nil { trace[key]?.value = value }
+        for (key, value) in decoded where slots[key] == nil { trace[key]?.value = value }   // only when it runs again
         var report = commit(slots, demand: demand, changed: changedHashes)
         report.values = values
         return report

@@ -15,9 +15,10 @@ final class Run: Sendable {
     /// Every key that may be stale: the changed inputs and all that reads them, directly or through other keys.
     private let dirty: Set<Key>
     private let state = Mutex(State())
-    /// Kept results decoded from their bytes on the way (clean keys, outside any slot), for the engine to keep in
-    /// memory: the same engine's next run then finds them decoded.
+    /// Kept results decoded from their bytes on the way (clean keys, outside any slot), for an engine that runs again
+    /// to keep in memory: its next run then finds them decoded.
     private let decoded = Mutex<[(Key, any Sendable)]>([])
+    private let keepsDecoded: Bool
 
     struct State {
         var slots: [Key: Slot] = [:]
@@ -48,6 +49,7 @@ final class Run: Sendable {
 
     init(engine: Engine, inputs: any InputProvider, changed: [Key: UInt64?]) {
         rules = engine.rules
+        keepsDecoded = engine.runsAgain
         trace = engine.trace
         self.inputs = inputs
         self.changed = changed
@@ -84,6 +86,7 @@ final class Run: Sendable {
             }
         }
         @Sendable func keepDecoded(_ keys: some Sequence<Key>, _ found: [Result<Resolved, TaskError>]) {
+            guard keepsDecoded else { return }
             let fresh = zip(keys, found).compactMap { key, outcome in
                 (try? outcome.get()).flatMap { $0.decoded ? $0.value.map { (key, $0) } : nil }
             }

@@ -199,9 +199,9 @@ public final class BuildSession: Sendable {
     }
 
     /// The engine after a load, to be given to the next one; `changedTrace`: it has results the trace file does not.
+    /// `engine`: made to run again (`Engine.runsAgain`).
     func keep(_ engine: Engine, root: String, changedTrace: Bool) {
-        var engine = engine
-        engine.keepsReaderIndex = true   // it runs again at every change the watcher reports
+        precondition(engine.runsAgain, "a session's engine runs again at every change the watcher reports")
         state.withLock { state in
             state.engine = Kept(engine)
             state.root = root

@@ -187,6 +187,7 @@ public struct Edition: Sendable {
         var (engine, status) = kept.map { ($0.engine, Engine.TraceStatus.loaded) } ?? (cache.readsCache
             ? Engine.load(from: tracePath, rules: rules, world: BuildCache.executableIdentity)
             : (Engine(rules: rules, world: BuildCache.executableIdentity), .missing))
+        if session != nil, cache.writer != nil { engine.runsAgain = true }   // kept by the session (see `keep` below)
         let inputs = SiteFiles(root: root, listed: listed, options: options)
         let storyKeys = listed.files.map { Key(StoryRules.story, $0.path) }
         // The checks' tasks are known only once the stories are: first those the last run demanded, then, when

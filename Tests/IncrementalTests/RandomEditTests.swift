@@ -89,13 +89,13 @@ import Testing
         // Half the seeds keep an index of readers, as serve's engine does; the others scan for them.
         let indexed = seed % 2 == 1
         var kept = Engine(rules: Self.rules, world: 7)
-        kept.keepsReaderIndex = indexed
+        kept.runsAgain = indexed
         _ = kept.run(demand: Self.demand(files), inputs: files)
         for step in 0..<30 {
             let changed = Self.edit(&files, &random)
             if indexed, kept.readerIndex != nil {
                 var scanning = kept
-                scanning.keepsReaderIndex = false
+                scanning.runsAgain = false
                 #expect(kept.readers(of: changed) == scanning.readers(of: changed), "seed \(seed), step \(step)")
             }
             let incremental: Report
@@ -106,7 +106,7 @@ import Testing
                 #expect(status == .loaded)
                 #expect(loaded.recordedState == kept.recordedState, "seed \(seed), step \(step)")
                 kept = loaded
-                kept.keepsReaderIndex = indexed
+                kept.runsAgain = indexed
                 incremental = kept.run(demand: Self.demand(files), inputs: files)
             case 1:   // in memory, asking the provider what changed
                 incremental = kept.run(demand: Self.demand(files), inputs: files)
