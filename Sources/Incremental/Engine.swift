@@ -204,7 +204,7 @@ public struct Engine: Sendable {
     }
 
     /// `keys` and every key that reads one of them, directly or through other keys: all that may be stale when they
-    /// changed. Unless the engine keeps an index of readers (`keepsReaderIndex`), the dependency lists are scanned,
+    /// changed. Unless the engine keeps an index of readers (`runsAgain`), the dependency lists are scanned,
     /// once per level of the longest chain: a few milliseconds at ten thousand stories, and only when something
     /// changed. Made for every load, the index cost about as much as reading the trace did.
     func readers(of keys: Set<Key>) -> Set<Key> {
