@@ -166,9 +166,15 @@ public final class BuildSession: Sendable {
     /// The record of what the last build left, and its output cache written on a thread that `lock` (held by the
     /// caller, for that output folder) waits for.
     private func makeRecord(lock: BuildLock) {
-        guard let left = state.withLock({ $0.left.take() }) else { return }
-        if let writeCache = left.writeCache { lock.writeInBackground(writeCache) }
-        let record = left.record()
+        let record: OutputCache.Contents
+        switch state.withLock({ $0.left.take() }) {
+        case nil: return
+        case .unchanged(let contents): record = contents
+        case .written(let make):
+            let written = make()
+            lock.writeInBackground { OutputCache.save(site: lock.site, output: lock.output, written: written) }
+            record = written.contents
+        }
         state.withLock { $0.output = record }
     }
 

@@ -73,27 +73,30 @@ public final class OutputSurvey: Sendable {
         result.withLock { $0 = Findings(cached: contents, listed: [], folderStamps: contents.folders, asCached: true) }
     }
 
-    /// What the build that used this survey left in the output folder: the write of its output cache and its
-    /// record of the folder (`OutputCache.Contents`), for whoever keeps the record (`BuildSession`) to do when it
-    /// has time; nil until the build has succeeded.
-    struct Left: Sendable {
-        var writeCache: (@Sendable () -> Void)?
-        var record: @Sendable () -> OutputCache.Contents
+    /// What the build that used this survey left in the output folder, for whoever keeps the record (`BuildSession`)
+    /// to make when it has time (serve: once the pages have been told to reload); nil until the build has succeeded.
+    enum Left: Sendable {
+        /// The folder is as the survey found it: the cache stays as it is.
+        case unchanged(OutputCache.Contents)
+        /// The new output cache, to be made (while the lock is held), written and kept as the record.
+        case written(@Sendable () -> OutputCache.Written)
     }
 
     private let keepsRecord: Bool
     private let left = Mutex<Left?>(nil)
 
-    /// Called by the build once the output is in place: without a record to keep, the cache is written now, on
-    /// another thread that `lock` waits for (meanwhile the build's own state is given back, so the cache's bytes are
-    /// not held on top of it).
-    func leave(writingCache writeCache: (@Sendable () -> Void)?, record: @escaping @Sendable () -> OutputCache.Contents,
-               lock: BuildLock) {
+    /// Called by the build once the output is in place: without a record to keep, a new cache is made now and written
+    /// on another thread that `lock` waits for (meanwhile the build's own state is given back, so the cache's bytes
+    /// are not held on top of it).
+    func leave(_ what: Left, lock: BuildLock) {
         guard keepsRecord else {
-            if let writeCache { lock.writeInBackground(writeCache) }
+            if case .written(let make) = what {
+                let (site, output, written) = (site, output, make())
+                lock.writeInBackground { OutputCache.save(site: site, output: output, written: written) }
+            }
             return
         }
-        left.withLock { $0 = Left(writeCache: writeCache, record: record) }
+        left.withLock { $0 = what }
     }
 
     func takeLeft() -> Left? { left.withLock { $0.take() } }

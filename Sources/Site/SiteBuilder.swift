@@ -178,16 +178,16 @@ public enum SiteBuilder {
                                      unchanged: summary.unchanged, removed: summary.removed, output: output,
                                      photos: media.photos.count, photosProcessed: media.made.count)
             if untouched && summary.written == 0 && summary.removed == 0 {
-                if found.asCached { survey.leave(writingCache: nil, record: { cached }, lock: lock) }
+                if found.asCached { survey.leave(.unchanged(cached), lock: lock) }
                 return report
             }
             if untouched { OutputCache.remove(site: edition.directory, output: output) }
-            let written = newCache(paths: paths, produced: produced, summary: summary, found: found, output: output,
-                                   generated: generatedGroups, inputs: inputs)
-            let site = edition.directory
-            survey.leave(writingCache: {
-                OutputCache.save(site: site, output: output, written: written)
-            }, record: { written.contents }, lock: lock)
+            // The new cache's stamps and folders are looked at under the lock, but serve does it after the reload event.
+            let (made, record) = (produced, inputs)
+            survey.leave(.written({
+                newCache(paths: paths, produced: made, summary: summary, found: found, output: output,
+                         generated: generatedGroups, inputs: record)
+            }), lock: lock)
             return report
         } catch {
             writer.abort()
