@@ -72,7 +72,7 @@ public struct Edition: Sendable {
         let (stories, checked) = loadStories(root: root, cache: cache, listed: snapshot?.storyFiles, checks: checks,
                                              options: ["base-url": baseURLOverride ?? ""], session: session,
                                              diagnostics: &diagnostics)
-        diagnostics += crossCheck(stories)
+        diagnostics += crossCheck(stories, before: session?.edition?.stories)
         let media = MediaLibrary.list(root: root, settings: config.media)
         diagnostics += media.problems + media.check(stories)
         guard diagnostics.isEmpty, let theme else { throw SiteError(diagnostics) }
@@ -267,7 +267,11 @@ public struct Edition: Sendable {
     }
 
     /// Problems that involve several stories: duplicate ids and duplicate slugs.
-    private static func crossCheck(_ stories: [Story]) -> [Diagnostic] {
+    /// `before`: the stories of an earlier load that passed this check (a `BuildSession`'s). When each story has the id
+    /// and slug of the story at its place there, none is taken twice, which serve then knows without hashing them all.
+    static func crossCheck(_ stories: [Story], before: [Story]? = nil) -> [Diagnostic] {
+        if let before, before.count == stories.count,
+           zip(before, stories).allSatisfy({ $0.id == $1.id && $0.slug == $1.slug }) { return [] }
         // The common case first: no id and no slug used twice (one pass, no sorting).
         var ids = Set<String>(minimumCapacity: stories.count)
         var slugs = Set<String>(minimumCapacity: stories.count)

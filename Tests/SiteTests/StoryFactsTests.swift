@@ -63,3 +63,22 @@ struct StoryFactsTests {
         #expect(table.stories[1].pageLanguages == (Self.config.missingLanguage == .fallback ? 0b111 : 1))
     }
 }
+
+/// serve's load takes the last load's stories as proof that no id or slug is taken twice only while every story
+/// has the id and slug of the story at its place there.
+struct CrossCheckTests {
+    @Test func aDuplicateIsFoundWhateverTheLastLoadHeld() {
+        let a = StoryFactsTests.story("a"), b = StoryFactsTests.story("b")
+        let before = [a, b]
+        #expect(Edition.crossCheck(before, before: before).isEmpty)
+        var sameSlug = StoryFactsTests.story("c")
+        sameSlug.slug = a.slug
+        var sameID = StoryFactsTests.story("d")
+        sameID.id = b.id
+        for (change, stories) in [("a slug taken twice", [a, sameSlug]), ("an id taken twice, one story more", [a, b, sameID]),
+                                  ("the stories in another order, then a duplicate", [sameSlug, a])] {
+            #expect(!Edition.crossCheck(stories, before: before).isEmpty, "\(change)")
+            #expect(!Edition.crossCheck(stories).isEmpty, "\(change)")
+        }
+    }
+}
