@@ -73,7 +73,8 @@ enum Help {
         host replaced by this server's address (its path, such as /news/, is kept). A change that does not
         build prints its errors and shows them over the page in the browser; the last good build stays served
         until the change is fixed. A change to the stylesheets alone reloads only the stylesheets. Drafts and
-        scheduled stories shown with --drafts and --future carry a banner that build output never has.
+        scheduled stories shown with --drafts and --future carry a banner that build output never has. At
+        start, serve removes the folders that stopped serves left in .newsgen/ for other ports.
 
         The phone preview at /_newsgen/push/ shows, for every breaking story, what publish would do now (send,
         or skip and why) and what each device template in templates/devices/ would show: app name, text,

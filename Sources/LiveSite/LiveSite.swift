@@ -48,6 +48,8 @@ public final class LiveSite: Sendable {
     /// Rebuilds run one after the other, so that the pages are told about builds in the order they were made.
     private let oneAtATime = Mutex(())
     private let watch = Mutex<SourceWatch?>(nil)
+    /// The lock on this port's folder (`ServeFolders.claim`), from `start` to `stop`.
+    private let folderLock = Mutex<Int32?>(nil)
     /// What each rebuild keeps in memory for the next one (the engine, the look at the sources and at the output).
     private let session = BuildSession()
     private let say: @Sendable (String) -> Void
@@ -84,7 +86,7 @@ public final class LiveSite: Sendable {
         server = started!
         let shownHost = ["0.0.0.0", "::"].contains(settings.host) ? "127.0.0.1" : settings.host
         origin = "http://" + (shownHost.contains(":") ? "[\(shownHost)]" : shownHost) + ":\(server.port)"
-        output = settings.site + "/.newsgen/serve-\(server.port)"
+        output = ServeFolders.folder(site: settings.site, port: server.port)
         let requests = SiteRequests(output: output, live: live, served: { [served] in served.value },
                                     pushPage: { [settings] in
             let now = (try? settings.clock().get()) ?? Timestamp(secondsSinceEpoch: Date().timeIntervalSince1970.rounded(.down))
@@ -98,8 +100,14 @@ public final class LiveSite: Sendable {
 
     public var pushPreviewURL: String { origin + SiteRequests.pushPath }
 
-    /// Builds, then watches the sources and rebuilds after each change until `stop`.
+    /// Builds, then watches the sources and rebuilds after each change until `stop`. First it claims its folder and
+    /// removes those of ports no running serve holds (see `ServeFolders`).
     public func start() throws(SiteError) {
+        let claim = try ServeFolders.claim(site: settings.site, port: server.port)
+        folderLock.withLock { $0 = claim }
+        for folder in ServeFolders.removeUnused(site: settings.site, keeping: server.port) {
+            say("removed \(folder.dropFirst(settings.site.count + 1))/, left by a serve that has stopped")
+        }
         // Watching starts first, so that a change made during the first build is not missed.
         let watcher = try SourceWatch(site: settings.site) { [self] changed in rebuild(changed: changed) }
         watch.withLock { $0 = watcher }
@@ -111,6 +119,7 @@ public final class LiveSite: Sendable {
         watch.withLock { $0 }?.stop()
         live.closeAll()
         server.stop()
+        if let fd = folderLock.withLock({ $0.take() }) { close(fd) }
     }
 
     /// One rebuild: the site is built again; on success the pages reload (only their stylesheets when nothing

@@ -84,6 +84,13 @@ public enum SiteBuilder {
         requested.map(FileSystem.absolute) ?? site + "/site"
     }
 
+    /// Removes an output folder of the site that nothing will build into again (`output`: absolute), its output
+    /// cache first, so that no cache describes a folder that is gone.
+    public static func removeOutput(site: String, output: String) {
+        OutputCache.remove(site: site, output: output)
+        FileSystem.removeTree(output)
+    }
+
     /// Builds into `lock.output`: the lock, taken before the edition was loaded, makes this the only build that
     /// reads or writes the site's cache and that folder until it is released.
     /// `survey`: the output folder as looked at while the site was loading (`OutputSurvey.start`, with the same
