@@ -17,8 +17,12 @@ enum ServeFolders {
     /// Waits while a serve that is starting removes that folder as unused.
     static func claim(site: String, port: Int) throws(SiteError) -> Int32 {
         try? FileManager.default.createDirectory(atPath: site + "/.newsgen", withIntermediateDirectories: true)
-        let failure = { SiteError([Diagnostic(path: ".newsgen", message: "cannot lock serve's folder: \(String(cString: strerror(errno)))")]) }
-        guard let fd = open(lockFile(site: site, port: port)) else { throw failure() }
+        let path = lockFile(site: site, port: port)
+        let failure = {
+            SiteError([Diagnostic(path: String(path.dropFirst(site.count + 1)),
+                                  message: "cannot lock serve's folder for port \(port): \(String(cString: strerror(errno)))")])
+        }
+        guard let fd = open(path) else { throw failure() }
         guard flock(fd, LOCK_EX) == 0 else {
             let error = failure()
             close(fd)
@@ -35,7 +39,7 @@ enum ServeFolders {
         var removed: [String] = []
         for name in names.sorted() where name.hasPrefix("serve-") {
             guard let port = Int(name.dropFirst("serve-".count)), port != keeping,
-                  isFolder(site + "/.newsgen/" + name),
+                  FileSystem.isDirectory(site + "/.newsgen/" + name),
                   let fd = open(lockFile(site: site, port: port)) else { continue }
             defer { close(fd) }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }   // a serve runs on that port
@@ -44,11 +48,6 @@ enum ServeFolders {
             removed.append(folder)
         }
         return removed
-    }
-
-    private static func isFolder(_ path: String) -> Bool {
-        var folder: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder.boolValue
     }
 
     private static func lockFile(site: String, port: Int) -> String { folder(site: site, port: port) + ".lock" }

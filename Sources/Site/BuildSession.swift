@@ -162,7 +162,6 @@ public final class BuildSession: Sendable {
         return listing
     }
 
-
     /// The record of what the last build left, and its output cache written on a thread that `lock` (held by the
     /// caller, for that output folder) waits for.
     private func makeRecord(lock: BuildLock) {

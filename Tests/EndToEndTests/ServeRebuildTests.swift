@@ -62,26 +62,26 @@ import TestSupport
                 try site.remove(clean)
             }
 
+            /// Writes `file` again with `old` replaced by `new`, as an editor's save.
+            func replace(_ old: String, with new: String, in file: String) throws {
+                try site.write(file, try site.read(file).replacingOccurrences(of: old, with: new))
+            }
+
             try after("the first build", event: nil) {}
             try after("a body") {
-                try site.write("content/world/quake.md", try site.read("content/world/quake.md")
-                    .replacingOccurrences(of: "The quake struck", with: "The strong quake struck"))
+                try replace("The quake struck", with: "The strong quake struck", in: "content/world/quake.md")
             }
             try after("a title") {
-                try site.write("content/world/quake.md", try site.read("content/world/quake.md")
-                    .replacingOccurrences(of: "fr: Un séisme de magnitude 7,1", with: "fr: Un fort séisme de magnitude 7,1"))
+                try replace("fr: Un séisme de magnitude 7,1", with: "fr: Un fort séisme de magnitude 7,1", in: "content/world/quake.md")
             }
             try after("a story's date, which moves it among the others") {
-                try site.write("content/world/quake.md", try site.read("content/world/quake.md")
-                    .replacingOccurrences(of: "published: 2026-11-29T14:05:00Z", with: "published: 2026-11-26T08:00:00Z"))
+                try replace("published: 2026-11-29T14:05:00Z", with: "published: 2026-11-26T08:00:00Z", in: "content/world/quake.md")
             }
             try after("a language taken out of a story") {
-                try site.write("content/world/quake.md", try site.read("content/world/quake.md")
-                    .replacingOccurrences(of: "<!-- lang: zh-Hans -->\n**东京电** 地震发生于黎明。", with: ""))
+                try replace("<!-- lang: zh-Hans -->\n**东京电** 地震发生于黎明。", with: "", in: "content/world/quake.md")
             }
             try after("a category") {
-                try site.write("content/world/2026-11-28-english-only.md", try site.read("content/world/2026-11-28-english-only.md")
-                    .replacingOccurrences(of: "category: World", with: "category: Sports"))
+                try replace("category: World", with: "category: Sports", in: "content/world/2026-11-28-english-only.md")
             }
             try after("a new story") { try site.write("content/world/ferry.md", Self.ferry) }
             try after("a new story in a new folder") { try site.write("content/world/2026/hail.md", Self.story("Hail flattens vineyards")) }
@@ -100,8 +100,7 @@ import TestSupport
                 try site.write("content/.trash/old.md", Self.story("Thrown away"))
             }
             try after("a draft published") {
-                try site.write("content/sports/draft.md", try site.read("content/sports/draft.md")
-                    .replacingOccurrences(of: "draft: true\n", with: ""))
+                try replace("draft: true\n", with: "", in: "content/sports/draft.md")
             }
             try after("a template") {
                 try site.write("templates/partials/footer.mustache", try site.read("templates/partials/footer.mustache") + "\n<p>Edited footer</p>\n")
@@ -112,16 +111,13 @@ import TestSupport
                 try site.write("templates/static/style.css", try site.read("templates/static/style.css") + "\n.edited { color: red }\n")
             }
             try after("newsgen.yml") {
-                try site.write("newsgen.yml", try site.read("newsgen.yml").replacingOccurrences(of: "en: Test News", with: "en: Edited News"))
+                try replace("en: Test News", with: "en: Edited News", in: "newsgen.yml")
             }
             try after("a burst of saves to several stories") {
-                try site.write("content/world/quake.md", try site.read("content/world/quake.md")
-                    .replacingOccurrences(of: "The strong quake", with: "The very strong quake"))
-                try site.write("content/sports/future.md", try site.read("content/sports/future.md")
-                    .replacingOccurrences(of: "2027-01-15T09:00:00Z", with: "2026-11-29T12:00:00Z"))
+                try replace("The strong quake", with: "The very strong quake", in: "content/world/quake.md")
+                try replace("2027-01-15T09:00:00Z", with: "2026-11-29T12:00:00Z", in: "content/sports/future.md")
                 try site.write("content/sports/relay.md", Self.story("Relay team wins gold", category: "Sports"))
-                try site.write("content/world/quake.md", try site.read("content/world/quake.md")
-                    .replacingOccurrences(of: "## What we know", with: "## What we know now"))
+                try replace("## What we know", with: "## What we know now", in: "content/world/quake.md")
             }
             // A bad edit keeps the last good site; fixing it brings the site the fix makes.
             let seen = listener.events.count
