@@ -30,7 +30,7 @@ public struct Engine: Sendable {
     /// another world is ignored.
     public let world: UInt64
     let rules: [String: Rule]
-    var trace: [Key: Entry] = [:]
+    var trace = Trace()
     var roots: Set<Key> = []
     /// The trace file as this engine last read or wrote it, and the keys whose entries changed since (added,
     /// changed or removed): `save` appends only those to it.
@@ -40,8 +40,8 @@ public struct Engine: Sendable {
     /// An engine that runs again and again in one process (`newsgen serve`) keeps, for every key, the keys that
     /// read it, made at the first run that has changes and then kept up to date, so that finding what may be stale
     /// costs what changed; and the results it decoded from the trace file, so that its next runs need not decode
-    /// them again. An engine that runs once does neither: it scans every entry's dependencies when something
-    /// changed, which costs less than making the index, and keeping what it decoded would only cost time.
+    /// them again. An engine that runs once does neither: the trace finds the readers of what changed through an index of
+    /// places made for the run (see `Trace.readers`), and keeping what it decoded would only cost time.
     public var runsAgain = false {
         didSet { if !runsAgain { readerIndex = nil } }
     }
@@ -79,7 +79,7 @@ public struct Engine: Sendable {
         let changedHashes = findChanges(inputs: inputs, candidates: changed)
         if runsAgain, readerIndex == nil, !changedHashes.isEmpty {
             var index: [Key: Set<Key>] = [:]
-            for (key, entry) in trace {
+            trace.forEach { key, entry in
                 for dependency in entry.dependencies { index[dependency.key, default: []].insert(key) }
             }
             readerIndex = index
@@ -96,17 +96,20 @@ public struct Engine: Sendable {
     /// The current hash of each recorded input that differs from the recorded one (nil: the provider failed, so
     /// whoever reads it finds out why).
     private func findChanges(inputs: some InputProvider, candidates: Set<Key>?) -> [Key: UInt64?] {
-        let keys = candidates.map { Array($0) } ?? Array(trace.keys)
+        // The kind first: looking at a task's entry would cost making it.
+        let recorded = candidates.map { candidates in
+            candidates.compactMap { key in
+                rules[key.kind] == nil ? trace[key].flatMap { $0.isInput ? (key: key, hash: $0.hash) : nil } : nil
+            }
+        } ?? trace.inputs().filter { rules[$0.key.kind] == nil }
         let found = Mutex<[Key: UInt64?]>([:])
-        let chunks = min(keys.count, 64)
+        let chunks = min(recorded.count, 64)
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             var local: [Key: UInt64?] = [:]
-            for index in stride(from: chunk, to: keys.count, by: chunks) {
-                let key = keys[index]
-                // The kind first: looking at a task's entry would cost a copy of it.
-                guard rules[key.kind] == nil, let entry = trace[key], entry.isInput else { continue }
+            for index in stride(from: chunk, to: recorded.count, by: chunks) {
+                let (key, hash) = recorded[index]
                 let now = try? inputs.hash(of: key)
-                if now != entry.hash { local[key] = now }
+                if now != hash { local[key] = now }
             }
             found.withLock { $0.merge(local) { first, _ in first } }
         }
@@ -183,18 +186,15 @@ public struct Engine: Sendable {
         roots = demanded
         guard !candidates.isEmpty else { return report }
         // What no task reads any more and nobody demands goes, and then what only it read.
-        var readCount: [Key: Int] = [:]
-        for entry in trace.values {
-            for dependency in entry.dependencies { readCount[dependency.key, default: 0] += 1 }
-        }
+        var readCount = trace.readCounts()
         while let key = candidates.popLast() {
-            guard let entry = trace[key], readCount[key, default: 0] == 0, !roots.contains(key) else { continue }
+            guard let entry = trace[key], readCount[key] == 0, !roots.contains(key) else { continue }
             trace.removeValue(forKey: key)
             readerIndex?[key] = nil
             touched.insert(key)
             if !entry.isInput { report.dropped.append(key) }
             for dependency in entry.dependencies {
-                readCount[dependency.key, default: 0] -= 1
+                readCount.remove(dependency.key)
                 readerIndex?[dependency.key]?.remove(key)
                 candidates.append(dependency.key)
             }
@@ -204,29 +204,13 @@ public struct Engine: Sendable {
     }
 
     /// `keys` and every key that reads one of them, directly or through other keys: all that may be stale when they
-    /// changed. Unless the engine keeps an index of readers (`runsAgain`), the dependency lists are scanned,
-    /// once per level of the longest chain: a few milliseconds at ten thousand stories, and only when something
-    /// changed. Made for every load, the index cost about as much as reading the trace did.
+    /// changed. Through the engine's index of readers when it keeps one (`runsAgain`), else through the trace's.
     func readers(of keys: Set<Key>) -> Set<Key> {
+        guard let readerIndex, !keys.isEmpty else { return trace.readers(of: keys) }
         var found = keys
-        guard !keys.isEmpty else { return found }
-        if let readerIndex {
-            var next = Array(keys)
-            while let key = next.popLast() {
-                for reader in readerIndex[key] ?? [] where found.insert(reader).inserted { next.append(reader) }
-            }
-            return found
-        }
-        // What each task read, taken out of the trace once: each pass over the trace itself would copy every entry.
-        var tasks: [(key: Key, reads: [Dependency])] = []
-        for (key, entry) in trace where !entry.dependencies.isEmpty { tasks.append((key, entry.dependencies)) }
-        var grew = true
-        while grew {
-            grew = false
-            for task in tasks where !found.contains(task.key) && task.reads.contains(where: { found.contains($0.key) }) {
-                found.insert(task.key)
-                grew = true
-            }
+        var next = Array(keys)
+        while let key = next.popLast() {
+            for reader in readerIndex[key] ?? [] where found.insert(reader).inserted { next.append(reader) }
         }
         return found
     }
@@ -238,15 +222,20 @@ public struct Key: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let name: String
     /// A hash of both, made once: a run looks keys up in tables many times each (tens of thousands of keys), and
     /// hashing the strings on every lookup was a good part of loading, running and saving a trace.
-    private let digest: UInt64
+    let digest: UInt64
 
     public init(_ kind: String, _ name: String = "") {
-        self.kind = kind
-        self.name = name
         var hasher = ContentHasher()
         hasher.combine(kind)
         hasher.combine(name)
-        digest = hasher.value
+        self.init(kind, name, digest: hasher.value)
+    }
+
+    /// `digest`: as `init(_:_:)` makes it (a recorded segment has made it from the key's bytes).
+    init(_ kind: String, _ name: String, digest: UInt64) {
+        self.kind = kind
+        self.name = name
+        self.digest = digest
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
@@ -436,12 +425,39 @@ struct Dependency: Sendable, Equatable {
 struct Entry: Sendable {
     var hash: UInt64
     var isInput: Bool
-    /// In the order the task read them.
-    var dependencies: [Dependency]
+    /// In the order the task read them. Those of an entry of a recorded segment are read from its bytes when asked
+    /// for: a run asks only for those of the entries that may be stale.
+    var dependencies: [Dependency] {
+        get { recordedDependencies.map { $0.segment.dependencies(at: $0.offset) } ?? ownDependencies }
+        set {
+            ownDependencies = newValue
+            recordedDependencies = nil
+        }
+    }
+    private var ownDependencies: [Dependency]
+    private var recordedDependencies: (segment: RecordedSegment, offset: Int)?
     /// The codec's bytes for a kept result (a slice of the trace file's bytes when it was read from there).
     var kept: ArraySlice<UInt8>? = nil
     /// The kept result, decoded (in memory only).
     var value: (any Sendable)? = nil
     /// The task failed (or read one that did): it has no result and runs again when demanded.
     var failed = false
+
+    init(hash: UInt64, isInput: Bool, dependencies: [Dependency], kept: ArraySlice<UInt8>? = nil,
+         value: (any Sendable)? = nil, failed: Bool = false) {
+        self.hash = hash
+        self.isInput = isInput
+        ownDependencies = dependencies
+        self.kept = kept
+        self.value = value
+        self.failed = failed
+    }
+
+    init(hash: UInt64, isInput: Bool, recordedDependencies: (segment: RecordedSegment, offset: Int), failed: Bool) {
+        self.hash = hash
+        self.isInput = isInput
+        ownDependencies = []
+        self.recordedDependencies = recordedDependencies
+        self.failed = failed
+    }
 }

@@ -9,7 +9,7 @@ import Synchronization
 /// of deadlocking.
 final class Run: Sendable {
     private let rules: [String: Rule]
-    private let trace: [Key: Entry]
+    private let trace: Trace
     private let inputs: any InputProvider
     private let changed: [Key: UInt64?]
     /// Every key that may be stale: the changed inputs and all that reads them, directly or through other keys.

@@ -19,9 +19,9 @@ import Glibc
 /// same keys). A save appends a segment when the file is the one the engine last read or wrote, until the file is
 /// twice the size of its first segment; then, or for any other file, it writes the whole trace to a temporary file
 /// renamed over the old one. So a save costs what changed, and a load never more than twice the whole trace.
-/// There is no reverse index, in the file or in memory (see `Engine.readers`): so an entry read by ten thousand others
-/// (the config) is not written again each time one of them is added or removed. Kept bytes are not copied out of the
-/// file's bytes: each entry's are a slice of them.
+/// There is no reverse index in the file (see `Trace.readers`): so an entry read by ten thousand others (the config)
+/// is not written again each time one of them is added or removed. A load reads the first segment in place
+/// (`RecordedSegment`): an entry is made only when it is looked up, its kept bytes a slice of the file's bytes.
 ///
 /// A file that is missing, short, of another version or world, or in which any segment's checksum or contents do
 /// not add up is ignored as a whole: the run after it is a full one (after a crash in the middle of an append, say).
@@ -120,8 +120,9 @@ extension Engine {
     /// One segment, its header included: the entries of the keys in `changes` (every key when nil), present or
     /// removed, and the demanded keys that differ from `rootsBefore`.
     func encodeSegment(changes: Set<Key>?, rootsBefore: Set<Key>) -> [UInt8] {
-        let written = changes.map { Array($0.filter { trace[$0] != nil }) } ?? Array(trace.keys)
-        let removed = changes.map { Array($0.filter { trace[$0] == nil }) } ?? []
+        let written = changes.map { Array($0.filter(trace.contains)) } ?? trace.keys
+        let removed = changes.map { Array($0.filter { !trace.contains($0) }) } ?? []
+        let entries = written.map { trace[$0]! }
         let demanded = Array(roots.subtracting(rootsBefore))
         let undemanded = Array(rootsBefore.subtracting(roots))
         var kinds: [String: Int] = [:]
@@ -143,8 +144,7 @@ extension Engine {
         // cold build.
         var size = Self.segmentHeaderSize + 4 * 5 + 5 * (removed.count + demanded.count + undemanded.count)
         for key in written { note(key) }
-        for key in written {
-            let entry = trace[key]!
+        for entry in entries {
             size += 5 + 1 + 8 + 5 + 13 * entry.dependencies.count + (entry.kept.map { 5 + $0.count } ?? 0)
             for dependency in entry.dependencies { note(dependency.key) }
         }
@@ -163,8 +163,7 @@ extension Engine {
             out.text(key.name)
         }
         out.number(written.count)
-        for key in written {
-            let entry = trace[key]!
+        for (key, entry) in zip(written, entries) {
             out.number(index[key]!)
             out.bytes.append((entry.isInput ? 1 : 0) | (entry.kept != nil ? 4 : 0) | (entry.failed ? 8 : 0))
             out.word(entry.hash)
@@ -209,14 +208,17 @@ extension Engine {
             }
             let payload = try input.take(Int(size))
             guard ContentHasher.hash(payload) == checksum else { throw .init("checksum mismatch") }
-            try apply(payload)
-            if firstSegment == 0 { firstSegment = Self.segmentHeaderSize + Int(size) }
-        }
-        for entry in trace.values {
-            for dependency in entry.dependencies where trace[dependency.key] == nil {
-                throw .init("\(dependency.key) is read but not in the trace")
+            if firstSegment == 0 {
+                // The whole trace, read in place; the later segments' entries are laid over it.
+                let recorded = try RecordedSegment(bytes: bytes, payload: payload.indices)
+                trace = Trace(recorded: recorded)
+                roots = Set(recorded.demanded.map(recorded.key(at:)))
+                firstSegment = Self.segmentHeaderSize + Int(size)
+            } else {
+                try apply(payload)
             }
         }
+        try trace.checkDependencies()
         return firstSegment
     }
 
@@ -232,9 +234,7 @@ extension Engine {
             guard position < keys.count else { throw .init("key index out of range") }
             return keys[position]
         }
-        let entries = try input.count()
-        trace.reserveCapacity(trace.count + entries)
-        for _ in 0..<entries {
+        for _ in 0..<(try input.count()) {
             let key = try keyAt(input.number())
             let flags = try input.take(1).first!
             var entry = Entry(hash: try input.word(), isInput: flags & 1 != 0, dependencies: [])
@@ -344,6 +344,9 @@ struct TraceReader {
     var bytes: ArraySlice<UInt8>
 
     var isAtEnd: Bool { bytes.isEmpty }
+
+    /// Where the next byte lies in the buffer the bytes are a slice of.
+    var position: Int { bytes.startIndex }
 
     mutating func take(_ count: Int) throws(Problem) -> ArraySlice<UInt8> {
         guard count <= bytes.count else { throw Problem("truncated") }

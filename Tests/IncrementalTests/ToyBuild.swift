@@ -93,10 +93,12 @@ extension Engine {
     /// Everything the trace holds, one line per key and the demanded keys, in a fixed order: two engines with the
     /// same lines have the same trace.
     var recordedState: [String] {
-        trace.map { key, entry in
+        var entries: [(key: Key, entry: Entry)] = []
+        trace.forEach { entries.append(($0, $1)) }
+        return entries.map { key, entry in
             let dependencies = entry.dependencies.map { "\($0.key)=\($0.hash)\($0.batched ? "+" : "")" }
             let kept = entry.kept.map { "\(Array($0))" } ?? "-"
-            let readers = trace.filter { $0.value.dependencies.contains { $0.key == key } }.keys.sorted()
+            let readers = entries.filter { $0.entry.dependencies.contains { $0.key == key } }.map(\.key).sorted()
             return "\(key) \(entry.hash) input:\(entry.isInput) failed:\(entry.failed) kept:\(kept) "
                 + "reads:\(dependencies) readBy:\(readers)"
         }.sorted() + ["demanded: \(roots.sorted())"]
