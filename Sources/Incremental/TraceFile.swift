@@ -122,7 +122,6 @@ extension Engine {
     func encodeSegment(changes: Set<Key>?, rootsBefore: Set<Key>) -> [UInt8] {
         let written = changes.map { Array($0.filter(trace.contains)) } ?? trace.keys
         let removed = changes.map { Array($0.filter { !trace.contains($0) }) } ?? []
-        let entries = written.map { trace[$0]! }
         let demanded = Array(roots.subtracting(rootsBefore))
         let undemanded = Array(rootsBefore.subtracting(roots))
         var kinds: [String: Int] = [:]
@@ -144,7 +143,8 @@ extension Engine {
         // cold build.
         var size = Self.segmentHeaderSize + 4 * 5 + 5 * (removed.count + demanded.count + undemanded.count)
         for key in written { note(key) }
-        for entry in entries {
+        for key in written {
+            let entry = trace[key]!
             size += 5 + 1 + 8 + 5 + 13 * entry.dependencies.count + (entry.kept.map { 5 + $0.count } ?? 0)
             for dependency in entry.dependencies { note(dependency.key) }
         }
@@ -163,7 +163,8 @@ extension Engine {
             out.text(key.name)
         }
         out.number(written.count)
-        for (key, entry) in zip(written, entries) {
+        for key in written {
+            let entry = trace[key]!
             out.number(index[key]!)
             out.bytes.append((entry.isInput ? 1 : 0) | (entry.kept != nil ? 4 : 0) | (entry.failed ? 8 : 0))
             out.word(entry.hash)
