@@ -31,7 +31,6 @@ public final class BuildSession: Sendable {
         /// What the last build left to do (its output cache's write, its record), not done yet.
         var left: OutputSurvey.Left?
         var edition: Edition?
-        var storyFacts: Kept<StoryFacts.Table>?
     }
 
     private let state = Mutex(State())
@@ -212,13 +211,6 @@ public final class BuildSession: Sendable {
             state.root = root
             state.unsaved = state.unsaved || changedTrace
         }
-    }
-
-    /// What the last build's pages took from each story's metadata, for the next build to take over (see
-    /// `StoryFacts.Table`).
-    var storyFacts: StoryFacts.Table? {
-        get { state.withLock { $0.storyFacts?.value } }
-        set { state.withLock { $0.storyFacts = newValue.map(Kept.init) } }
     }
 
     /// The output folder of `lock` for the next build: as the last build into it left it, when that record is

@@ -14,6 +14,8 @@ public struct Edition: Sendable {
     public let fingerprint: UInt64
     /// What each `StoryCheck` given to `load` found, by its kind: the stories it applies to, each with its value.
     public let checked: [String: [(story: Story, value: any Sendable)]]
+    /// Each story's URLs, languages and category places, by its source path, as its task of the engine made them.
+    let storyFacts: [String: StoryFacts]
 
     public static let configFile = "newsgen.yml"
     public static let contentFolder = "content"
@@ -69,7 +71,7 @@ public struct Edition: Sendable {
 
         let theme = Theme.load(directory: root + "/" + templatesFolder, displayPath: templatesFolder,
                                config: config, diagnostics: &diagnostics)
-        let (stories, checked) = loadStories(root: root, cache: cache, listed: snapshot?.storyFiles, checks: checks,
+        let (stories, checked, facts) = loadStories(root: root, cache: cache, listed: snapshot?.storyFiles, checks: checks,
                                              options: ["base-url": baseURLOverride ?? ""], session: session,
                                              diagnostics: &diagnostics)
         diagnostics += crossCheck(stories, before: session?.edition?.stories)
@@ -82,7 +84,7 @@ public struct Edition: Sendable {
         digest.combine(config.baseURL)
         digest.combine(snapshot?.themeDigest ?? themeDigest(root: root))   // the snapshot has read the theme once already
         var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value,
-                              checked: checked)
+                              checked: checked, storyFacts: facts)
         edition.inputs = snapshot
         edition.media = media
         return edition
@@ -173,11 +175,11 @@ public struct Edition: Sendable {
     private static func loadStories(root: String, cache: CacheMode, listed: FileSystem.SourceListing?,
                                     checks: [StoryCheck], options: [String: String], session: BuildSession?,
                                     diagnostics: inout [Diagnostic])
-        -> (stories: [Story], checked: [String: [(story: Story, value: any Sendable)]]) {
+        -> (stories: [Story], checked: [String: [(story: Story, value: any Sendable)]], facts: [String: StoryFacts]) {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
-            return ([], [:])
+            return ([], [:], [:])
         }
         let listed = listed ?? storyFiles(in: contentDirectory)
         diagnostics += Self.diagnostics(listed.problems, in: contentFolder)
@@ -197,11 +199,16 @@ public struct Edition: Sendable {
         }
         var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: kept?.changed, valuesOfDemand: true)
         var stories: [(name: String, story: Story)] = []
+        var facts: [String: StoryFacts] = [:]
         stories.reserveCapacity(storyKeys.count)
+        facts.reserveCapacity(storyKeys.count)
         for (key, value) in zip(storyKeys, report.values) {
             guard let parsed = value as? ParsedStory else { continue }
             diagnostics += parsed.problems
-            if let story = parsed.story { stories.append((key.name, story)) }
+            if let story = parsed.story {
+                stories.append((key.name, story))
+                facts[story.sourcePath] = parsed.facts
+            }
         }
         let wanted = checks.flatMap { check in
             stories.filter { check.applies($0.story) }.map { (key: Key(check.kind, $0.name), story: $0.story) }
@@ -242,7 +249,7 @@ public struct Edition: Sendable {
         // Sorted by keys taken out once: comparing the stories themselves reads each one's fields on every step.
         let keys = stories.map { (seconds: $0.story.published.secondsSinceEpoch, id: $0.story.id) }
         let order = keys.indices.sorted { newestFirst(keys[$0], keys[$1]) }
-        return (order.map { stories[$0].story }, checked)
+        return (order.map { stories[$0].story }, checked, facts)
     }
 
     /// The story files under a content folder (relative paths, sorted) with their stamps, and the problems that

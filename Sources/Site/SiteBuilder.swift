@@ -115,11 +115,9 @@ public enum SiteBuilder {
         // Feed entries' body texts are kept between builds made from the same base (the cache is not read by
         // --clean, which renders everything, but is written).
         let feedEntries = FeedEntries(cache: (site: edition.directory, base: baseFingerprint, read: !options.clean))
-        var withMedia = PageContext(edition: edition, links: links, clock: clock, stories: stories, feedEntries: feedEntries,
-                                    previous: session?.storyFacts)
+        var withMedia = PageContext(edition: edition, links: links, clock: clock, stories: stories, feedEntries: feedEntries)
         withMedia.media = media
         let context = withMedia
-        session?.storyFacts = context.facts
         let now = options.filter.now
         let markdownOptions = MarkdownOptions(smartPunctuation: true, allowRawHTML: config.allowRawHTML)
 

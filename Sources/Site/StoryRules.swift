@@ -2,8 +2,8 @@ import Incremental
 
 /// The story files of a site as tasks of the incremental engine.
 ///
-/// A story task parses one file of `content/`; it reads that file and the config only through the engine's
-/// `Fetch`, so the engine knows everything a parsed story is made from. The parsed story is kept in the trace
+/// A story task parses one file of `content/` and works out its `StoryFacts`; it reads that file, the config and the
+/// URL scheme only through the engine's `Fetch`, so the engine knows everything a parsed story is made from. The parsed story is kept in the trace
 /// (`<site>/.newsgen/trace`) as `StoryCodec` bytes: the next process takes a story whose file has the same stamp
 /// from there, without reading or parsing the file.
 enum StoryRules {
@@ -13,6 +13,8 @@ enum StoryRules {
     static let config = "config"
     /// A story file, by its path relative to `content/`: a `ParsedStory`.
     static let story = "story"
+    /// The site's URL scheme (`Permalinks`), made from the config.
+    static let links = "links"
     /// Input: a command-line option that changes what the site is made of (`base-url`), "" when not given.
     static let option = "option"
     /// Input: the names of the files in a folder of the site (sorted), by its path relative to the site folder.
@@ -31,8 +33,15 @@ enum StoryRules {
             }
             return Output(config, hash: ContentHasher.hash(bytes))
         },
+        links: Rule(keeping: .memory) { _, fetch in
+            let config = try fetch.value(Key(config), as: SiteConfig.self)
+            // Dates in URLs need the time zone only: no language's date formats (see `ReaderClock`) are made here.
+            let links = Permalinks(config: config, clock: ReaderClock(timeZone: config.timeZone, languages: []))
+            return Output(links, hash: try fetch.hash(of: Key(StoryRules.config)))   // made from the config alone
+        },
         story: Rule(keeping: .bytes(codec)) { key, fetch in
             let config = try fetch.value(Key(config), as: SiteConfig.self)
+            let links = try fetch.value(Key(links), as: Permalinks.self)
             let path = Edition.contentFolder + "/" + key.name
             let bytes = try fetch.value(Key(file, path), as: [UInt8].self)
             let name = String(key.name.split(separator: "/").last ?? Substring(key.name))
@@ -41,37 +50,43 @@ enum StoryRules {
             story?.contentHash = ContentHasher.hash(bytes)
             let metadataHash = story.map(StoryCodec.metadataHash) ?? 0
             story?.metadataHash = metadataHash
-            let parsed = ParsedStory(story: problems.isEmpty ? story : nil, problems: problems)
+            let parsed = problems.isEmpty && story != nil
+                ? ParsedStory(story: story, facts: StoryFacts(story!, config: config, links: links), problems: [])
+                : ParsedStory(story: nil, facts: nil, problems: problems)
             return Output(parsed, hash: parsed.hash)
         },
     ]
 
     /// A story with problems is not kept (it encodes to no bytes, which do not decode): it is parsed again.
     static let codec = Codec(ParsedStory.self, encode: { parsed in
-        guard let story = parsed.story else { return [] }
+        guard let story = parsed.story, let facts = parsed.facts else { return [] }
         var writer = ByteWriter()
         StoryCodec.write(story, &writer)
+        facts.write(&writer)
         // Copied at its size: the engine keeps these bytes for as long as it lives, and a buffer grown while writing
         // carries up to as much again unused.
         return writer.bytes.withUnsafeBufferPointer { Array($0) }
     }, decode: { bytes in
         var reader = ByteReader(bytes)
-        guard !bytes.isEmpty, let story = StoryCodec.read(&reader), reader.atEnd else { return nil }
-        return ParsedStory(story: story, problems: [])
+        guard !bytes.isEmpty, let story = StoryCodec.read(&reader), let facts = StoryFacts.read(&reader),
+              reader.atEnd else { return nil }
+        return ParsedStory(story: story, facts: facts, problems: [])
     })
 }
 
-/// What parsing a story file gave: the story, or the problems that keep it out.
+/// What parsing a story file gave: the story with its facts, or the problems that keep it out.
 struct ParsedStory: Sendable {
     var story: Story?
+    var facts: StoryFacts?
     var problems: [Diagnostic]
 
-    /// Covers everything the story holds, its file's hash included.
+    /// Covers everything the story and its facts hold, its file's hash included.
     var hash: UInt64 {
         var hasher = ContentHasher()
         if let story {
             var writer = ByteWriter()
             StoryCodec.write(story, &writer)
+            facts?.write(&writer)
             hasher.combine(writer.bytes)
         }
         for problem in problems { hasher.combine(problem.description) }
