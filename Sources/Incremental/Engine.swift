@@ -21,15 +21,15 @@ import Synchronization
 ///   dependencies are themselves in the trace, with the hashes the entry recorded. A task that failed, or that
 ///   read one that failed, keeps no result (only what it read, which its next attempt needs): it runs again.
 /// - The trace on disk is either complete and checksummed or ignored (see `TraceFile.swift`).
-/// - The trace holds what the last run demanded and what that read, nothing else: the rest is dropped, and the
-///   dropped tasks are reported.
+/// - The trace holds what the last full run demanded and what that read, nothing else: the rest is dropped, and the
+///   dropped tasks are reported. A partial run (see `run`) adds to it and drops nothing it did not re-run.
 /// - A run's work follows what changed: a task that reads no changed input (directly or through other tasks) is not
 ///   even looked at, and a clean key costs a lookup.
 public struct Engine: Sendable {
     /// The client's identity of everything that is not an input (its binary, say): a trace file written for
     /// another world is ignored.
     public let world: UInt64
-    let rules: [String: Rule]
+    var rules: [String: Rule]
     var trace = Trace()
     var roots: Set<Key> = []
     /// The trace file as this engine last read or wrote it, and the keys whose entries changed since (added,
@@ -62,7 +62,7 @@ public struct Engine: Sendable {
     /// The recorded inputs that `matches` picks: those under a folder a file watcher saw change, say.
     public func recordedInputs(where matches: (Key) -> Bool) -> [Key] {
         // By key alone: looking at an entry would cost a copy of it.
-        trace.keys.filter { rules[$0.kind] == nil && matches($0) }
+        trace.keys.filter { rules[$0.kind] == nil && matches($0) && trace[$0]?.isInput == true }
     }
 
     /// The hash recorded for a key, or nil when the trace has none or the key failed.
@@ -71,24 +71,37 @@ public struct Engine: Sendable {
     /// Brings every demanded key up to date.
     ///
     /// `changed` lists the inputs that may have changed since the last run (from a file watcher, say); nil asks
-    /// the provider for the hash of every recorded input. An input left out of `changed` is taken to be unchanged.
+    /// the provider for the hash of every recorded input it provides. An input left out of `changed` is taken to be
+    /// unchanged.
+    /// `again`: tasks to run again whatever they read (their result is needed, and its value was not kept: a page
+    /// whose file was lost, say); their values are in `Report.ran`.
     /// `valuesOfDemand`: also give the value of each demanded key (`Report.values`), decoding kept results.
+    /// `extra`: rules for this run only, for work that needs what only a later step of the client has (the pages of a
+    /// build need its output folder); a run without them keeps their recorded tasks only when it is partial.
+    /// `partial`: the demand is only part of what the client wants (its other tasks need what a later step makes, and
+    /// a full run follows with their rules added): what this run does not demand is kept, and a recorded task that
+    /// may be stale but that this run did not look at is marked to run again, so that nothing learnt here is lost to
+    /// the next run, in this process or another.
     /// The calling thread blocks until the run is over (rules are synchronous and run on Dispatch's threads).
-    public mutating func run(demand: [Key], inputs: some InputProvider, changed: Set<Key>? = nil,
-                             valuesOfDemand: Bool = false) -> Report {
+    public mutating func run(demand: [Key], inputs: some InputProvider, changed: Set<Key>? = nil, again: Set<Key> = [],
+                             valuesOfDemand: Bool = false, extra: [String: Rule] = [:], partial: Bool = false) -> Report {
+        let ownRules = rules
+        rules.merge(extra) { _, new in new }
+        defer { rules = ownRules }
         let changedHashes = findChanges(inputs: inputs, candidates: changed)
-        if runsAgain, readerIndex == nil, !changedHashes.isEmpty {
+        if runsAgain, readerIndex == nil, !changedHashes.isEmpty || !again.isEmpty {
             var index: [Key: Set<Key>] = [:]
             trace.forEach { key, entry in
                 for dependency in entry.dependencies { index[dependency.key, default: []].insert(key) }
             }
             readerIndex = index
         }
+        let stale = readers(of: Set(changedHashes.keys).union(again))
         // The run's copy of the trace must be gone before the commit changes it, or the commit copies it all.
-        let (slots, values, decoded) = Run(engine: self, inputs: inputs, changed: changedHashes)
+        let (slots, values, decoded) = Run(engine: self, inputs: inputs, changed: changedHashes, stale: stale, again: again)
             .perform(demand, needValues: valuesOfDemand)
         for (key, value) in decoded where slots[key] == nil { trace[key]?.value = value }   // only when it runs again
-        var report = commit(slots, demand: demand, changed: changedHashes)
+        var report = commit(slots, demand: demand, changed: changedHashes, partial: partial ? stale : nil)
         report.values = values
         return report
     }
@@ -102,12 +115,13 @@ public struct Engine: Sendable {
                 rules[key.kind] == nil ? trace[key].flatMap { $0.isInput ? (key: key, hash: $0.hash) : nil } : nil
             }
         } ?? trace.inputs().filter { rules[$0.key.kind] == nil }
+        let provided = recorded.filter { inputs.provides($0.key.kind) }
         let found = Mutex<[Key: UInt64?]>([:])
-        let chunks = min(recorded.count, 64)
+        let chunks = min(provided.count, 64)
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             var local: [Key: UInt64?] = [:]
-            for index in stride(from: chunk, to: recorded.count, by: chunks) {
-                let (key, hash) = recorded[index]
+            for index in stride(from: chunk, to: provided.count, by: chunks) {
+                let (key, hash) = provided[index]
                 let now = try? inputs.hash(of: key)
                 if now != hash { local[key] = now }
             }
@@ -117,8 +131,9 @@ public struct Engine: Sendable {
     }
 
     /// Folds a run's outcomes into the trace: new and re-verified entries, the failed ones marked to run again with
-    /// everything that depends on them, and what nobody demands any more dropped.
-    private mutating func commit(_ slots: [Key: Slot], demand: [Key], changed: [Key: UInt64?]) -> Report {
+    /// everything that depends on them, and what nobody demands any more dropped. `partial`: the keys that may have
+    /// been stale in a partial run (see `run`).
+    private mutating func commit(_ slots: [Key: Slot], demand: [Key], changed: [Key: UInt64?], partial: Set<Key>?) -> Report {
         var report = Report()
         var touched: Set<Key> = []   // keys whose entries this commit changes
         defer { if file != nil { unsaved.formUnion(touched) } }
@@ -181,9 +196,19 @@ public struct Engine: Sendable {
                 touched.insert(key)
             }
         }
-        let demanded = Set(demand)
-        for key in roots where !demanded.contains(key) { candidates.append(key) }
-        roots = demanded
+        if let stale = partial {
+            // Not looked at: its next run must not take it for current because what changed is now recorded.
+            for key in stale where slots[key] == nil {
+                guard let entry = trace[key], !entry.isInput, !entry.failed else { continue }
+                trace[key]?.failed = true
+                touched.insert(key)
+            }
+            roots.formUnion(demand)
+        } else {
+            let demanded = Set(demand)
+            for key in roots where !demanded.contains(key) { candidates.append(key) }
+            roots = demanded
+        }
         guard !candidates.isEmpty else { return report }
         // What no task reads any more and nobody demands goes, and then what only it read.
         var readCount = trace.readCounts()
@@ -307,6 +332,13 @@ public struct Codec: Sendable {
 public protocol InputProvider: Sendable {
     func hash(of input: Key) throws -> UInt64
     func read(_ input: Key) throws -> Output
+    /// Whether this provider gives inputs of `kind`. A run does not look for changes in the recorded inputs of the
+    /// kinds it does not provide: they are left as recorded, for a run whose provider gives them.
+    func provides(_ kind: String) -> Bool
+}
+
+extension InputProvider {
+    public func provides(_ kind: String) -> Bool { true }
 }
 
 /// What a run did.

@@ -14,6 +14,8 @@ final class Run: Sendable {
     private let changed: [Key: UInt64?]
     /// Every key that may be stale: the changed inputs and all that reads them, directly or through other keys.
     private let dirty: Set<Key>
+    /// Tasks to run again whatever they read.
+    private let again: Set<Key>
     private let state = Mutex(State())
     /// Kept results decoded from their bytes on the way (clean keys, outside any slot), for an engine that runs again
     /// to keep in memory: its next run then finds them decoded.
@@ -47,13 +49,15 @@ final class Run: Sendable {
         }
     }
 
-    init(engine: Engine, inputs: any InputProvider, changed: [Key: UInt64?]) {
+    /// `stale`: the changed inputs, the tasks to run again, and all that reads them.
+    init(engine: Engine, inputs: any InputProvider, changed: [Key: UInt64?], stale: Set<Key>, again: Set<Key>) {
         rules = engine.rules
         keepsDecoded = engine.runsAgain
         trace = engine.trace
         self.inputs = inputs
         self.changed = changed
-        dirty = engine.readers(of: Set(changed.keys))
+        dirty = stale
+        self.again = again
     }
 
     /// Brings every demanded key up to date; the outcome of each key that was looked at more closely than "clean",
@@ -209,7 +213,7 @@ final class Run: Sendable {
             }
             return claim(.input)
         }
-        guard let old, !old.isInput, !old.failed else { return claim(.run(rule)) }
+        guard let old, !old.isInput, !old.failed, slot != nil || !again.contains(key) else { return claim(.run(rule)) }
         // A key already looked at this run, or one nothing it depends on has changed: its entry is current.
         if slot != nil || !dirty.contains(key) {
             if !needValue { return .found(Resolved(hash: old.hash, value: nil)) }

@@ -16,6 +16,8 @@ public struct Edition: Sendable {
     public let checked: [String: [(story: Story, value: any Sendable)]]
     /// Each story's URLs, languages and category places, by its source path, as its task of the engine made them.
     let storyFacts: [String: StoryFacts]
+    /// The engine that loaded the stories, for the build that follows to make their pages with (see `SiteEngine`).
+    let engine: EngineHandoff
 
     public static let configFile = "newsgen.yml"
     public static let contentFolder = "content"
@@ -71,20 +73,25 @@ public struct Edition: Sendable {
 
         let theme = Theme.load(directory: root + "/" + templatesFolder, displayPath: templatesFolder,
                                config: config, diagnostics: &diagnostics)
-        let (stories, checked, facts) = loadStories(root: root, cache: cache, listed: snapshot?.storyFiles, checks: checks,
-                                             options: ["base-url": baseURLOverride ?? ""], session: session,
-                                             diagnostics: &diagnostics)
+        let themeDigest = snapshot?.themeDigest ?? themeDigest(root: root)   // the snapshot has read the theme once already
+        let (stories, checked, facts, engine) = loadStories(root: root, cache: cache, listed: snapshot?.storyFiles,
+                                                            checks: checks, options: ["base-url": baseURLOverride ?? ""],
+                                                            themeDigest: themeDigest, session: session,
+                                                            diagnostics: &diagnostics)
         diagnostics += crossCheck(stories, before: session?.edition?.stories)
         let media = MediaLibrary.list(root: root, settings: config.media)
         diagnostics += media.problems + media.check(stories)
-        guard diagnostics.isEmpty, let theme else { throw SiteError(diagnostics) }
+        guard diagnostics.isEmpty, let theme else {
+            engine?.finish()   // what was parsed is kept for the next load
+            throw SiteError(diagnostics)
+        }
         var digest = ContentHasher()
         digest.combine(BuildCache.executableIdentity)
         digest.combine(configBytes)
         digest.combine(config.baseURL)
-        digest.combine(snapshot?.themeDigest ?? themeDigest(root: root))   // the snapshot has read the theme once already
+        digest.combine(themeDigest)
         var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value,
-                              checked: checked, storyFacts: facts)
+                              checked: checked, storyFacts: facts, engine: EngineHandoff(engine))
         edition.inputs = snapshot
         edition.media = media
         return edition
@@ -172,14 +179,16 @@ public struct Edition: Sendable {
     }
 
     /// `listed`: the story files as an `InputSnapshot` found them; nil to look now.
+    /// The load's engine run is partial: the build that follows runs it again with the story pages (`SiteEngine`).
     private static func loadStories(root: String, cache: CacheMode, listed: FileSystem.SourceListing?,
-                                    checks: [StoryCheck], options: [String: String], session: BuildSession?,
-                                    diagnostics: inout [Diagnostic])
-        -> (stories: [Story], checked: [String: [(story: Story, value: any Sendable)]], facts: [String: StoryFacts]) {
+                                    checks: [StoryCheck], options: [String: String], themeDigest: UInt64,
+                                    session: BuildSession?, diagnostics: inout [Diagnostic])
+        -> (stories: [Story], checked: [String: [(story: Story, value: any Sendable)]], facts: [String: StoryFacts],
+            engine: SiteEngine?) {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
-            return ([], [:], [:])
+            return ([], [:], [:], nil)
         }
         let listed = listed ?? storyFiles(in: contentDirectory)
         diagnostics += Self.diagnostics(listed.problems, in: contentFolder)
@@ -197,7 +206,8 @@ public struct Edition: Sendable {
         var checkKeys = checks.flatMap { check in
             engine.demanded(kind: check.kind).filter { listed.stamp(of: $0.name) != nil }.sorted()
         }
-        var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: kept?.changed, valuesOfDemand: true)
+        var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: kept?.changed, valuesOfDemand: true,
+                                partial: true)
         var stories: [(name: String, story: Story)] = []
         var facts: [String: StoryFacts] = [:]
         stories.reserveCapacity(storyKeys.count)
@@ -217,7 +227,8 @@ public struct Edition: Sendable {
         var changed = !report.ran.isEmpty || !report.dropped.isEmpty
         if wanted.map(\.key) != checkKeys {
             checkKeys = wanted.map(\.key)
-            let again = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: [], valuesOfDemand: true)
+            let again = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: [], valuesOfDemand: true,
+                                   partial: true)
             changed = changed || !again.ran.isEmpty || !again.dropped.isEmpty
             report.failures.merge(again.failures) { first, _ in first }
             report.values = again.values
@@ -235,21 +246,12 @@ public struct Edition: Sendable {
                 diagnostics.append(Diagnostic(path: failure.key.name, message: "\(failure.reason)"))
             }
         }
-        if let session, cache.writer != nil {
-            session.keep(engine, root: root, changedTrace: status != .loaded || changed)
-        } else if let lock = cache.writer, status != .loaded || changed {
-            precondition(lock.site == root, "the trace is written under its own site's lock")
-            let finished = engine
-            lock.writeInBackground {
-                try? FileSystem.createDirectories(root + "/" + BuildCache.storyCacheFolder)
-                var engine = finished
-                try? engine.save(to: tracePath)   // without it, the next build parses every story again
-            }
-        }
+        let loaded = SiteEngine(engine: engine, files: inputs, demand: storyKeys + checkKeys, themeDigest: themeDigest,
+                                changed: status != .loaded || changed, cache: cache, session: session)
         // Sorted by keys taken out once: comparing the stories themselves reads each one's fields on every step.
         let keys = stories.map { (seconds: $0.story.published.secondsSinceEpoch, id: $0.story.id) }
         let order = keys.indices.sorted { newestFirst(keys[$0], keys[$1]) }
-        return (order.map { stories[$0].story }, checked, facts)
+        return (order.map { stories[$0].story }, checked, facts, loaded)
     }
 
     /// The story files under a content folder (relative paths, sorted) with their stamps, and the problems that

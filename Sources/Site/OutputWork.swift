@@ -77,7 +77,6 @@ struct OutputWork: Sendable {
     /// in the build's list of files, when it is known.
     func produce(_ outputs: some Collection<SiteBuilder.Output>, at paths: [String], firstPlace: Int? = nil) -> Produced {
         var produced = Produced()
-        var loaded: (index: Int, story: Story)?   // a story's pages in each language are planned together
         for (offset, (output, path)) in zip(outputs, paths).enumerated() {
             let fingerprint = SiteBuilder.fingerprint(output, stories: stories, context: context, base: base, now: now)
             produced.fingerprints.append(fingerprint)
@@ -87,8 +86,7 @@ struct OutputWork: Sendable {
             }
             produced.rendered += 1
             do {
-                let bytes = try SiteBuilder.render(output, stories: stories, context: context, now: now,
-                                                   options: options, loaded: &loaded)
+                let bytes = try SiteBuilder.render(output, stories: stories, context: context, now: now, options: options)
                 produced.stamps.append(try writer.stage(path, bytes))
             } catch {
                 produced.failures.append(Self.diagnostic(error, output: writer.directory))
@@ -99,21 +97,20 @@ struct OutputWork: Sendable {
     }
 
     /// `produce` on every core, in chunks of consecutive outputs; after a failure, chunks not started yet are left
-    /// out (the build fails anyway). `progress`: outputs done so far, of all.
-    func produceInParallel(_ outputs: [SiteBuilder.Output], at paths: [String],
-                           progress: (@Sendable (Int, Int) -> Void)?) -> Produced {
+    /// out (the build fails anyway). `firstPlace`: the place of the first in the build's list of files.
+    func produceInParallel(_ outputs: [SiteBuilder.Output], at paths: [String], firstPlace: Int,
+                           progress: BuildProgress?) -> Produced {
         let chunk = 32
         let chunks = (outputs.count + chunk - 1) / chunk
         let results = Mutex([Produced?](repeating: nil, count: chunks))
         let failed = Atomic<Bool>(false)
-        let done = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: chunks) { block in
             if failed.load(ordering: .relaxed) { return }
             let range = block * chunk..<min(outputs.count, (block + 1) * chunk)
-            let result = produce(outputs[range], at: Array(paths[range]), firstPlace: range.lowerBound)
+            let result = produce(outputs[range], at: Array(paths[range]), firstPlace: firstPlace + range.lowerBound)
             if !result.failures.isEmpty { failed.store(true, ordering: .relaxed) }
             results.withLock { $0[block] = result }
-            progress?(done.add(range.count, ordering: .relaxed).newValue, outputs.count)
+            progress?.add(range.count)
         }
         var produced = Produced()
         for result in results.withLock({ $0 }) {
@@ -133,4 +130,18 @@ struct OutputWork: Sendable {
             return Diagnostic(path: output, message: "\(error)")
         }
     }
+}
+
+/// How many of a build's files are done, for its `progress` callback (done, total).
+final class BuildProgress: Sendable {
+    let total: Int
+    private let done = Atomic<Int>(0)
+    private let report: @Sendable (Int, Int) -> Void
+
+    init(total: Int, report: @escaping @Sendable (Int, Int) -> Void) {
+        self.total = total
+        self.report = report
+    }
+
+    func add(_ count: Int) { report(done.add(count, ordering: .relaxed).newValue, total) }
 }

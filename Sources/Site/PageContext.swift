@@ -76,12 +76,6 @@ struct PageContext: Sendable {
     /// `pageLanguages(at:)` for each set of languages some story has: a handful of lists, made once.
     private let languageLists: [UInt64: [Language]]
 
-    /// The same for a story (nil when it is not one of the build's stories).
-    func pageLanguages(_ story: Story) -> [Language]? {
-        guard let place = placeByID[story.id], stories[place].sourcePath == story.sourcePath else { return nil }
-        return pageLanguages(at: place)
-    }
-
     /// Whether the story at `place` has a page in the language at `languagePlace` in `config.languages`.
     func hasPage(at place: Int, languagePlace: Int) -> Bool {
         facts.stories[place].pageLanguages & (1 << UInt64(languagePlace)) != 0
@@ -274,8 +268,14 @@ struct PageContext: Sendable {
         return result
     }
 
-    func storyPage(_ story: Story, _ language: Language, options: MarkdownOptions) -> TemplateValue {
-        let languages = pageLanguages(story) ?? [language]
+    /// The values of a story's page in `language`. Everything it takes from the story comes from `story` and its
+    /// `facts` (its URLs and languages), not from the build's list of stories: a story's pages are a task of the
+    /// engine that reads that story alone (see `StoryPages`).
+    func storyPage(_ story: Story, facts: StoryFacts, _ language: Language, options: MarkdownOptions) -> TemplateValue {
+        let languages = Self.languages(facts.pageLanguages, config.languages)
+        func storyURL(_ story: Story, _ language: Language) -> String {
+            languagePlace(language).map { facts.urls[$0] } ?? links.story(story, language)
+        }
         let bodyLanguage: Language
         if story.bodies[language.code] != nil {
             bodyLanguage = language
@@ -331,7 +331,8 @@ struct PageContext: Sendable {
         storyValue["twitter_title"] = .string(Self.shorten(title, to: 70))
         storyValue["twitter_description"] = .string(Self.shorten(description, to: 200))
         value["story"] = .object(storyValue)
-        value["structured_data"] = .string(newsArticle(story, language, bodyLanguage: bodyLanguage, title: title,
+        value["structured_data"] = .string(newsArticle(story, language, url: storyURL(story, language),
+                                                       bodyLanguage: bodyLanguage, title: title,
                                                        description: description).scriptText)
         return .object(value)
     }

@@ -37,12 +37,9 @@ public struct BuildReport: Sendable, Hashable {
 /// parallel into the staging area → commit (rename into place, remove stale files).
 /// Any error before the commit leaves the previous site exactly as it was.
 public enum SiteBuilder {
-    /// A build plans one for each file (hundreds of thousands at 100,000 stories), so the few large ones are boxed
-    /// (`indirect`): every value is as large as the largest case.
+    /// The few large cases are boxed (`indirect`): every value is as large as the largest case.
+    /// Every output but the story pages, which are tasks of the engine (`StoryPages`).
     enum Output: Sendable {
-        /// A story's page: the story's place in the build's stories, and the language's in `config.languages` (a
-        /// build plans one for each story and language, so neither is copied into it).
-        case story(Int, language: Int)
         case front(Language)
         indirect case category(CategoryListing)
         indirect case feed(FeedScope, Language, FeedFormat)
@@ -147,12 +144,28 @@ public enum SiteBuilder {
             let produced = work.produce(outputs, at: paths)
             generatedFiles.withLock { $0 = (paths, produced, groups) }
         }
+        // The story pages first (where the last build listed them), through the engine, then the other pages.
+        var storyFiles: [String] = []
+        storyFiles.reserveCapacity(stories.indices.reduce(0) { $0 + context.facts.stories[$1].pageLanguages.nonzeroBitCount })
+        for index in stories.indices {
+            let facts = context.facts.stories[index]
+            for place in config.languages.indices where context.hasPage(at: index, languagePlace: place) {
+                storyFiles.append(facts.files[place])
+            }
+        }
         let pages = plan(stories: stories, context: context, now: now)
         let pagePaths = pages.map { path($0, stories: stories, context: context) }
-        var produced = work.produceInParallel(pages, at: pagePaths, progress: progress)
+        let counter = progress.map { BuildProgress(total: storyFiles.count + pages.count, report: $0) }
+        guard var site = edition.engine.take() else { preconditionFailure("an edition is built once, by the build that loaded it") }
+        var produced = StoryPages.produce(&site, files: storyFiles, context: context, media: media, found: found,
+                                          writer: writer, options: markdownOptions, progress: counter)
+        site.finish()
+        if produced.failures.isEmpty {
+            produced.append(work.produceInParallel(pages, at: pagePaths, firstPlace: storyFiles.count, progress: counter))
+        }
         generating.wait()
         let (generatedPaths, producedGenerated, generatedGroups) = generatedFiles.withLock { $0 }
-        let paths = pagePaths + generatedPaths
+        let paths = storyFiles + pagePaths + generatedPaths
         produced.append(producedGenerated)
         if !produced.failures.isEmpty {
             writer.abort()
@@ -434,7 +447,8 @@ public enum SiteBuilder {
         }
     }
 
-    /// Every output except the sitemaps, news sitemaps and robots.txt (`generatedOutputs`).
+    /// Every output except the story pages (`StoryPages`) and the sitemaps, news sitemaps and robots.txt
+    /// (`generatedOutputs`).
     static func plan(stories: [Story], context: PageContext, now: Timestamp) -> [Output] {
         let config = context.config
         var others: [Output] = []
@@ -453,24 +467,13 @@ public enum SiteBuilder {
         others.append(.notFound)
         for file in context.edition.theme.staticFiles { others.append(.staticFile(file)) }
         for index in context.media.outputs.indices { others.append(.media(index)) }
-        // The story pages first, in a list made at its full size: grown as it fills, the list would briefly be held
-        // twice, at the moment a cold build holds the most.
-        var outputs: [Output] = []
-        outputs.reserveCapacity(stories.indices.reduce(others.count) { $0 + context.pageLanguages(at: $1).count })
-        for index in stories.indices {
-            for language in context.config.languages.indices where context.hasPage(at: index, languagePlace: language) {
-                outputs.append(.story(index, language: language))
-            }
-        }
-        outputs.append(contentsOf: others)
-        return outputs
+        return others
     }
 
     /// The file an output is written to, relative to the output folder.
     static func path(_ output: Output, stories: [Story], context: PageContext) -> String {
         let links = context.links
         switch output {
-        case .story(let index, let language): return context.facts.stories[index].files[language]
         case .front(let language): return Permalinks.file(for: links.front(language))
         case .category(let listing):
             return Permalinks.file(for: links.category(listing.category, listing.language, page: listing.page))
@@ -500,12 +503,6 @@ public enum SiteBuilder {
             digest.combine(context.media.key(for: stories[index]))
         }
         switch output {
-        case .story(let index, let language):
-            // By number: a site has a story page per story and language, and hashing two words of text for each was
-            // 3 % of a rebuild in serve (callgrind). The base covers the config's list of languages.
-            digest.combine(1 as UInt64)
-            digest.combine(language)
-            add(index)
         case .front(let language):
             digest.combine("front")
             digest.combine(language.code)
@@ -556,24 +553,13 @@ public enum SiteBuilder {
         return digest.value
     }
 
-    /// The bytes of the file an output becomes (at `path(output)`). `loaded` keeps the last story whose bodies were
-    /// read, for its next page.
+    /// The bytes of the file an output becomes (at `path(output)`).
     static func render(_ output: Output, stories: [Story], context: PageContext, now: Timestamp,
-                       options: MarkdownOptions, loaded: inout (index: Int, story: Story)?) throws -> [UInt8] {
+                       options: MarkdownOptions) throws -> [UInt8] {
         let templates = context.edition.theme.templates
         let links = context.links
         let config = context.config
         switch output {
-        case .story(let index, let place):
-            let language = config.languages[place]
-            let story: Story
-            if let loaded, loaded.index == index {
-                story = loaded.story
-            } else {
-                story = try context.edition.withBodies(stories[index])
-                loaded = (index, story)
-            }
-            return try templates.renderBytes("story", context.storyPage(story, language, options: options))
         case .front(let language):
             let cards = context.frontStories(language).map { context.card(stories[$0], language) }
             let title = config.title(in: language)

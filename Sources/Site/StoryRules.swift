@@ -155,6 +155,10 @@ struct SiteFiles: InputProvider {
         trustedBefore = BuildCache.nowNanoseconds() - 2_000_000_000
     }
 
+    func provides(_ kind: String) -> Bool {
+        kind == StoryRules.file || kind == StoryRules.folder || kind == StoryRules.option
+    }
+
     func hash(of input: Key) throws -> UInt64 {
         if input.kind == StoryRules.option || input.kind == StoryRules.folder { return try read(input).hash }
         guard let stamp = try stamp(input) else { return try read(input).hash }

@@ -78,11 +78,13 @@ public struct NewsArticle: Sendable {
 }
 
 extension PageContext {
-    func newsArticle(_ story: Story, _ language: Language, bodyLanguage: Language, title: String, description: String) -> NewsArticle {
+    /// `url`: the page's URL, relative to the site.
+    func newsArticle(_ story: Story, _ language: Language, url: String, bodyLanguage: Language, title: String,
+                     description: String) -> NewsArticle {
         var correction: (String, Timestamp)?
         if let (text, _) = localized(story.corrections, language) { correction = (text, story.lastModified) }
         let logo = config.publisher.logo.map { $0.hasPrefix("/") ? links.absolute(String($0.dropFirst())) : $0 }
-        return NewsArticle(url: links.absolute(storyURL(story, language)), headline: title, description: description,
+        return NewsArticle(url: links.absolute(url), headline: title, description: description,
                            inLanguage: bodyLanguage.code, published: story.published, modified: story.lastModified,
                            authors: story.authors, image: imageURL(story), imageObjects: imageObjects(story),
                            sections: story.categories.map { $0.title(in: language) },

@@ -351,6 +351,84 @@ import Testing
         }
     }
 
+    /// The pages of a build: the load runs the stories alone (a partial run, without the report's rule), the build
+    /// runs them again with it. What the partial run found changed must reach the full run, even through a trace file.
+    @Test(arguments: ["b", "list"], [false, true])
+    func aPartialRunLeavesWhatItSkippedToBeRedone(changedFile: String, throughFile: Bool) throws {
+        let rules = Toy.rules(invocations)
+        let counts = ["a", "b", "c"].map(Toy.count)
+        var engine = Engine(rules: rules.filter { $0.key == "count" }, world: 1)
+        var files = Toy.files
+        _ = engine.run(demand: counts, inputs: files, partial: true)
+        _ = engine.run(demand: counts + [Toy.report], inputs: files, extra: ["report": rules["report"]!])
+        #expect(engine.recordedHash(of: Toy.report) != nil)
+        _ = invocations.take()
+
+        files.contents[changedFile] = changedFile == "list" ? "a b" : "four five six seven"
+        let partial = engine.run(demand: counts, inputs: files, partial: true)
+        #expect(partial.dropped.isEmpty, "what a partial run does not demand stays")
+        #expect(engine.recordedHash(of: Toy.report) == nil, "not looked at, and maybe stale: it runs again")
+        if throughFile {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("partial-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try engine.save(to: path)
+            engine = Engine.load(from: path, rules: rules.filter { $0.key == "count" }, world: 1).0
+        }
+        let full = engine.run(demand: counts + [Toy.report], inputs: files, extra: ["report": rules["report"]!])
+        #expect(full.ran[Toy.report] as? String == (changedFile == "list" ? "a: 3\nb: 2" : "a: 3\nb: 4\nc: 1"))
+        #expect(invocations[Toy.report] == 1)
+    }
+
+    /// A run whose provider does not give an input kind neither looks for changes in it nor takes it for failed.
+    @Test func inputsOfAKindTheProviderDoesNotGiveWaitForARunThatGivesThem() throws {
+        struct WithSettings: InputProvider {
+            var files: Files
+            var settings: [String: String]
+            func provides(_ kind: String) -> Bool { kind == "setting" || files.provides(kind) }
+            func hash(of input: Key) throws -> UInt64 { try read(input).hash }
+            func read(_ input: Key) throws -> Output {
+                guard input.kind == "setting" else { return try files.read(input) }
+                let value = settings[input.name] ?? ""
+                return Output(value, hash: ContentHasher.hash(value))
+            }
+        }
+        struct OnlyFiles: InputProvider {
+            var files: Files
+            func provides(_ kind: String) -> Bool { kind == "file" }
+            func hash(of input: Key) throws -> UInt64 { try files.hash(of: input) }
+            func read(_ input: Key) throws -> Output { try files.read(input) }
+        }
+        let invocations = invocations
+        let greeting = Key("greeting", "a")
+        let rules = ["count": Toy.countRule(invocations, keeping: .bytes(Toy.countCodec))]
+        let extra = ["greeting": Rule { key, fetch in
+            invocations.record(key)
+            let text = try fetch.value(Key("setting", "salute"), as: String.self) + " "
+                + "\(try fetch.value(Toy.count(key.name), as: Int.self))"
+            return Output(text, hash: ContentHasher.hash(text))
+        }]
+        var engine = Engine(rules: rules, world: 1)
+        var inputs = WithSettings(files: Toy.files, settings: ["salute": "hello"])
+        #expect(engine.run(demand: [greeting], inputs: inputs, extra: extra).ran[greeting] as? String == "hello 3")
+        _ = invocations.take()
+        _ = engine.run(demand: [Toy.count("a")], inputs: OnlyFiles(files: inputs.files), partial: true)
+        #expect(engine.recordedHash(of: greeting) != nil, "nothing it reads was found changed")
+        inputs.settings["salute"] = "hi"
+        #expect(engine.run(demand: [greeting], inputs: inputs, extra: extra).ran[greeting] as? String == "hi 3")
+        #expect(invocations.take() == [greeting])
+    }
+
+    /// A page whose file was lost: its task runs again though nothing it read changed, and what reads it only when
+    /// its hash changed.
+    @Test func aTaskAskedForAgainRunsThoughNothingChanged() throws {
+        var engine = engine()
+        _ = engine.run(demand: [Toy.report], inputs: Toy.files)
+        _ = invocations.take()
+        let report = engine.run(demand: [Toy.report], inputs: Toy.files, again: [Toy.count("a")])
+        #expect(invocations.take() == [Toy.count("a")])
+        #expect(report.ran[Toy.count("a")] as? Int == 3)
+    }
+
     @Test func contentHashesAreStableAndTellBytesApart() {
         // Fixed values: the hashes are written to trace files read by later processes.
         #expect(ContentHasher.hash("") == ContentHasher.hash([UInt8]()))
