@@ -36,6 +36,13 @@ public struct Engine: Sendable {
     /// changed or removed): `save` appends only those to it.
     var file: TraceFileState? = nil
     var unsaved: Set<Key> = []
+    /// Tasks that a partial run found may be stale (they read something that changed) but did not look at: the next
+    /// run looks at them (so a task whose dependencies kept their hashes is still kept), and a save marks them to
+    /// run again, since a trace file cannot say what changed before it was written.
+    var unchecked: Set<Key> = []
+    /// The inputs a partial run found changed but did not read, with their hashes then: the next run takes them as
+    /// changed too. (A new process finds them changed again: the trace still has their old hashes.)
+    var uncheckedInputs: [Key: UInt64?] = [:]
 
     /// An engine that runs again and again in one process (`newsgen serve`) keeps, for every key, the keys that
     /// read it, made at the first run that has changes and then kept up to date, so that finding what may be stale
@@ -80,15 +87,16 @@ public struct Engine: Sendable {
     /// build need its output folder); a run without them keeps their recorded tasks only when it is partial.
     /// `partial`: the demand is only part of what the client wants (its other tasks need what a later step makes, and
     /// a full run follows with their rules added): what this run does not demand is kept, and a recorded task that
-    /// may be stale but that this run did not look at is marked to run again, so that nothing learnt here is lost to
-    /// the next run, in this process or another.
+    /// may be stale but that this run did not look at is looked at by the next run (`unchecked`), so that nothing
+    /// learnt here is lost to it, in this process or, through a save, another.
     /// The calling thread blocks until the run is over (rules are synchronous and run on Dispatch's threads).
     public mutating func run(demand: [Key], inputs: some InputProvider, changed: Set<Key>? = nil, again: Set<Key> = [],
                              valuesOfDemand: Bool = false, extra: [String: Rule] = [:], partial: Bool = false) -> Report {
         let ownRules = rules
         rules.merge(extra) { _, new in new }
         defer { rules = ownRules }
-        let changedHashes = findChanges(inputs: inputs, candidates: changed)
+        var changedHashes = findChanges(inputs: inputs, candidates: changed)
+        changedHashes.merge(uncheckedInputs) { found, _ in found }
         if runsAgain, readerIndex == nil, !changedHashes.isEmpty || !again.isEmpty {
             var index: [Key: Set<Key>] = [:]
             trace.forEach { key, entry in
@@ -96,7 +104,7 @@ public struct Engine: Sendable {
             }
             readerIndex = index
         }
-        let stale = readers(of: Set(changedHashes.keys).union(again))
+        let stale = readers(of: Set(changedHashes.keys).union(again)).union(unchecked)
         // The run's copy of the trace must be gone before the commit changes it, or the commit copies it all.
         let (slots, values, decoded) = Run(engine: self, inputs: inputs, changed: changedHashes, stale: stale, again: again)
             .perform(demand, needValues: valuesOfDemand)
@@ -197,14 +205,15 @@ public struct Engine: Sendable {
             }
         }
         if let stale = partial {
-            // Not looked at: its next run must not take it for current because what changed is now recorded.
-            for key in stale where slots[key] == nil {
-                guard let entry = trace[key], !entry.isInput, !entry.failed else { continue }
-                trace[key]?.failed = true
-                touched.insert(key)
+            // Not looked at: the next run must not take it for current because what changed is now recorded.
+            unchecked = []
+            for key in stale where slots[key] == nil && trace[key].map({ !$0.isInput && !$0.failed }) == true {
+                unchecked.insert(key)
             }
+            uncheckedInputs = changed.filter { slots[$0.key] == nil }
             roots.formUnion(demand)
         } else {
+            (unchecked, uncheckedInputs) = ([], [:])   // every stale key was looked at, or is no longer demanded
             let demanded = Set(demand)
             for key in roots where !demanded.contains(key) { candidates.append(key) }
             roots = demanded

@@ -55,6 +55,11 @@ extension Engine {
     /// Appends what changed since this engine read or wrote `path` to it, or writes the whole trace (atomically: a
     /// temporary file in the same folder, then a rename).
     public mutating func save(to path: String) throws(TraceFileError) {
+        for key in unchecked {   // what a partial run left to look at runs again after a load
+            trace[key]?.failed = true
+            unsaved.insert(key)
+        }
+        unchecked = []   // (the unchecked inputs still have their old hashes in it: a load finds them changed)
         if let file, file.path == path, file.isCurrent {
             if unsaved.isEmpty, roots == file.roots { return }
             let segment = encodeSegment(changes: unsaved, rootsBefore: file.roots)
