@@ -14,9 +14,6 @@ struct PageContext: Sendable {
     let stories: [Story]
     /// What the pages take from each story's metadata, by the story's place in `stories` (see `StoryFacts`).
     let facts: StoryFacts.Table
-    /// For each story: a hash of its source path and of its file's bytes, which cover everything about it: what
-    /// the fingerprint of an output that shows the story takes from it.
-    let storyKeys: [UInt64]
     /// Where each story is in `stories`, by id (for callers that have a story rather than its place).
     private let placeByID: [String: Int]
     /// `languageNames[page][other]`: the name of language `other` written in language `page`.
@@ -92,23 +89,13 @@ struct PageContext: Sendable {
         let config = edition.config
         precondition(config.languages.count <= 64, "more languages than a page-language set holds")
         let facts = StoryFacts.Table(stories: stories, config: config, links: links, known: edition.storyFacts)
-        var storyKeys: [UInt64] = []
         var placeByID: [String: Int] = [:]
-        storyKeys.reserveCapacity(stories.count)
         placeByID.reserveCapacity(stories.count)
-        for (place, story) in stories.enumerated() {
-            var key = ContentHasher()
-            key.combine(story.sourcePath)
-            key.combine(story.contentHash)
-            if story.contentHash == 0 { key.combine(UInt64.random(in: 0...UInt64.max)) }   // unknown: always render
-            storyKeys.append(key.value)
-            placeByID[story.id] = place
-        }
+        for (place, story) in stories.enumerated() { placeByID[story.id] = place }
         var languageLists: [UInt64: [Language]] = [:]
         for bits in Set(facts.stories.map(\.pageLanguages)) { languageLists[bits] = Self.languages(bits, config.languages) }
         self.languageLists = languageLists
         self.facts = facts
-        self.storyKeys = storyKeys
         self.placeByID = placeByID
         var names: [String: [String: String]] = [:]
         for page in edition.config.languages {

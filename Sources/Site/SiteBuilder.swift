@@ -144,28 +144,51 @@ public enum SiteBuilder {
             let produced = work.produce(outputs, at: paths)
             generatedFiles.withLock { $0 = (paths, produced, groups) }
         }
-        // The story pages first (where the last build listed them), through the engine, then the other pages.
-        var storyFiles: [String] = []
-        storyFiles.reserveCapacity(stories.indices.reduce(0) { $0 + context.facts.stories[$1].pageLanguages.nonzeroBitCount })
-        for index in stories.indices {
+        // The story pages first (where the last build listed them), then the list pages, both through the engine, then
+        // the other outputs.
+        var tasks: [PageTasks.Task] = []
+        var paths: [String] = []
+        var mediaKeys: [String: UInt64] = [:]
+        tasks.reserveCapacity(stories.count)
+        paths.reserveCapacity(stories.indices.reduce(0) { $0 + context.facts.stories[$1].pageLanguages.nonzeroBitCount })
+        for (index, story) in stories.enumerated() {
+            let name = StoryPages.taskName(story)
             let facts = context.facts.stories[index]
+            let first = paths.count
             for place in config.languages.indices where context.hasPage(at: index, languagePlace: place) {
-                storyFiles.append(facts.files[place])
+                paths.append(facts.files[place])
             }
+            tasks.append(PageTasks.Task(key: Key(StoryPages.kind, name), places: first..<paths.count))
+            if !story.media.isEmpty { mediaKeys[name] = media.key(for: story) }
         }
         let pages = plan(stories: stories, context: context, now: now)
-        let pagePaths = pages.map { path($0, stories: stories, context: context) }
-        let counter = progress.map { BuildProgress(total: storyFiles.count + pages.count, report: $0) }
+        let lists = pages.prefix { $0.isList }
+        let others = pages[lists.count...]
+        var listings: [String: PlannedList] = [:]
+        for output in lists {
+            let path = path(output, stories: stories, context: context)
+            tasks.append(PageTasks.Task(key: Key(ListPages.kind, path), places: paths.count..<paths.count + 1))
+            paths.append(path)
+            listings[path] = PlannedList(output, context: context, now: now)
+        }
+        let otherPaths = others.map { path($0, stories: stories, context: context) }
+        let counter = progress.map { BuildProgress(total: paths.count + others.count, report: $0) }
         guard var site = edition.engine.take() else { preconditionFailure("an edition is built once, by the build that loaded it") }
-        var produced = StoryPages.produce(&site, files: storyFiles, context: context, media: media, found: found,
-                                          writer: writer, options: markdownOptions, progress: counter)
+        let inputs = PageInputs(files: site.files, themeDigest: site.themeDigest, media: mediaKeys, listings: listings)
+        let rules = [
+            StoryPages.kind: StoryPages.rule(context: context, writer: writer, options: markdownOptions, progress: counter),
+            ListPages.kind: ListPages.rule(context: context, writer: writer, now: now, options: markdownOptions,
+                                           progress: counter),
+        ]
+        var produced = PageTasks.produce(&site, tasks: tasks, paths: paths, inputs: inputs, rules: rules, found: found,
+                                         output: writer.directory)
         site.finish()
         if produced.failures.isEmpty {
-            produced.append(work.produceInParallel(pages, at: pagePaths, firstPlace: storyFiles.count, progress: counter))
+            produced.append(work.produceInParallel(Array(others), at: otherPaths, firstPlace: paths.count, progress: counter))
         }
         generating.wait()
         let (generatedPaths, producedGenerated, generatedGroups) = generatedFiles.withLock { $0 }
-        let paths = storyFiles + pagePaths + generatedPaths
+        paths += otherPaths + generatedPaths
         produced.append(producedGenerated)
         if !produced.failures.isEmpty {
             writer.abort()
@@ -201,9 +224,9 @@ public enum SiteBuilder {
             }
             if untouched { OutputCache.remove(site: edition.directory, output: output) }
             // The new cache's stamps and folders are looked at under the lock, but serve does it after the reload event.
-            let (made, record) = (produced, inputs)
+            let (made, record, files) = (produced, inputs, paths)
             survey.leave(.written({
-                newCache(paths: paths, produced: made, summary: summary, found: found, output: output,
+                newCache(paths: files, produced: made, summary: summary, found: found, output: output,
                          generated: generatedGroups, inputs: record)
             }), lock: lock)
             return report
@@ -498,47 +521,8 @@ public enum SiteBuilder {
         }
         var digest = ContentHasher()
         digest.combine(base)
-        func add(_ index: Int) {
-            digest.combine(context.storyKeys[index])
-            digest.combine(context.media.key(for: stories[index]))
-        }
         switch output {
-        case .front(let language):
-            digest.combine("front")
-            digest.combine(language.code)
-            for index in context.frontStories(language) { add(index) }
-        case .category(let listing):
-            // Everything the page shows: which page it is, where its pager leads, its languages and its stories.
-            digest.combine("category")
-            digest.combine(listing.category.slug)
-            digest.combine(listing.language.code)
-            for page in [listing.page, listing.newer, listing.older] {
-                switch page {
-                case nil: digest.combine(-1)
-                case .index?: digest.combine(0)
-                case .archive(let number)?: digest.combine(number)
-                }
-            }
-            digest.combine(listing.alternates.count)
-            for other in listing.alternates { digest.combine(other.code) }
-            digest.combine(listing.stories.count)
-            for index in listing.stories { add(index) }
-        case .feed(let scope, let language, let format):
-            digest.combine("feed")
-            switch scope {
-            case .front: digest.combine("front")
-            case .category(let category): digest.combine(category.slug)
-            }
-            digest.combine(language.code)
-            digest.combine(format.rawValue)
-            let chosen = context.feedStories(scope, language)
-            digest.combine(chosen.count)
-            for index in chosen { add(index) }
-            if chosen.isEmpty {   // the date of an empty feed: the newest change, or "now"
-                let date = stories.map(\.lastModified).max() ?? now
-                digest.combine(date.secondsSinceEpoch)
-                digest.combine(date.offsetSeconds)
-            }
+        case .front, .category, .feed: preconditionFailure("a list page is a task of the engine (ListPages)")
         case .generated, .keptGenerated: break   // above
         case .root: digest.combine("root")
         case .notFound: digest.combine("404")
@@ -616,4 +600,12 @@ public enum SiteBuilder {
 
 extension SiteBuilder.Output {
     var isRoot: Bool { if case .root = self { return true } else { return false } }
+
+    /// A front page, category page or feed: a task of the engine (`ListPages`).
+    var isList: Bool {
+        switch self {
+        case .front, .category, .feed: true
+        default: false
+        }
+    }
 }

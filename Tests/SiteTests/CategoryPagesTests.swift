@@ -96,7 +96,8 @@ import TestSupport
         #expect(french.map(\.newer) == [nil, .archive(2), .index])
     }
 
-    /// A new story changes the fingerprint of the index and of the newest archive page only. When it starts a new
+    /// A new story changes what the index and the newest archive page list (`PlannedList`, the input of their
+    /// tasks), and nothing else's. When it starts a new
     /// archive page, the page before it (full, and the newest until then) changes too, once: its "Newer" link led
     /// to the index and now leads to the new page. Older full pages do not depend on the number of pages.
     @Test(arguments: [2 * size + 2, 3 * size, 4 * size])
@@ -107,8 +108,7 @@ import TestSupport
             for output in outputs {
                 guard case .category(let listing) = output, listing.category.slug == "world",
                       listing.language.code == "fr" else { continue }
-                result[listing.page] = SiteBuilder.fingerprint(output, stories: context.stories, context: context,
-                                                               base: 1, now: Timestamp(secondsSinceEpoch: 0))
+                result[listing.page] = PlannedList(output, context: context, now: Timestamp(secondsSinceEpoch: 0)).hash
             }
             return result
         }

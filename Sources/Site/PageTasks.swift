@@ -1,0 +1,280 @@
+import Incremental
+import Markdown
+import Synchronization
+
+/// A story's pages (one per language it has a page in) as a task of the incremental engine, named like the story's
+/// own task (the file's path under `content/`).
+///
+/// The task reads, through its `Fetch`, the story with its facts (URLs, languages), `newsgen.yml` as the build sees
+/// it, the theme, and the media files the story shows: the engine runs it again exactly when one of them changed,
+/// and no list of what a story page is made from is kept anywhere else. It writes its files into the build's
+/// staging folder as it runs and returns the hash of their bytes, so that a build of 100,000 stories never holds
+/// their pages in memory (one task per story rather than per page keeps the trace a third as large).
+enum StoryPages {
+    static let kind = "story-pages"
+    /// Input: the theme (every file of `templates/`), by a digest of their paths and bytes.
+    static let theme = "theme"
+    /// Input: the media files a story shows, by the story task's name: a hash of their contents and of the media
+    /// settings (`PublishedMedia.key(for:)`).
+    static let media = "media"
+
+    /// A task's result: the stamp of each file it staged, in config order, and the hash of their bytes.
+    struct Made: Sendable {
+        var stamps: [FileStamp?]
+        var hash: UInt64
+    }
+
+    /// The rule of one build: it renders with the build's `PageContext` and stages into its `writer`.
+    ///
+    /// The context is the build's, not read through `fetch`, but the rule takes from it only what the fetched values
+    /// decide: the theme's templates and strings, the config's languages and settings, the links, the photos of the
+    /// story's media, and the story's body, which `withBodies` reads from its file only when the bytes are those the
+    /// story was parsed from.
+    static func rule(context: PageContext, writer: OutputWriter, options: MarkdownOptions,
+                     progress: BuildProgress?) -> Rule {
+        Rule { key, fetch in
+            let parsed = try fetch.value(Key(StoryRules.story, key.name), as: ParsedStory.self)
+            guard let story = parsed.story, let facts = parsed.facts else {
+                throw FileSystem.Failure(path: Edition.contentFolder + "/" + key.name,
+                                         reason: "the file changed while the site was being built; run the build again")
+            }
+            let config = try SiteTasks.config(fetch)
+            _ = try fetch.hash(of: Key(theme))
+            if !story.media.isEmpty { _ = try fetch.hash(of: Key(media, key.name)) }
+            let full = try context.edition.withBodies(story)
+            var made = Made(stamps: [], hash: 0)
+            var digest = ContentHasher()
+            for (place, language) in config.languages.enumerated() where facts.pageLanguages & (1 << UInt64(place)) != 0 {
+                let bytes = try context.edition.theme.templates.renderBytes(
+                    "story", context.storyPage(full, facts: facts, language, options: options))
+                digest.combine(bytes)
+                made.stamps.append(try writer.stage(facts.files[place], bytes))
+            }
+            made.hash = digest.value
+            progress?.add(made.stamps.count)
+            return Output(made, hash: made.hash)
+        }
+    }
+
+    /// The name of a story's task: its file's path under `content/`.
+    static func taskName(_ story: Story) -> String {
+        String(story.sourcePath.dropFirst(Edition.contentFolder.count + 1))
+    }
+}
+
+/// The front pages, the category pages and the feeds as tasks of the incremental engine, one per file, named by its
+/// path in the output folder.
+///
+/// Which stories such a page lists, and where its pager leads, depends on every story of the build (their dates,
+/// categories and languages): the build works it out once (`SiteBuilder.Listings`) and gives each page its share as
+/// an input (`PlannedList`). The task reads that, the stories it lists, `newsgen.yml` as the build sees it, the
+/// theme and the listed stories' media through its `Fetch`, so it runs again exactly when one of them changed. Like
+/// a story's pages, it stages its file as it runs.
+enum ListPages {
+    static let kind = "list-page"
+    /// Input: what a list page shows, by the page's path (`PlannedList`).
+    static let listing = "listing"
+
+    /// The rule of one build (see `StoryPages.rule` for what it takes from the build's context). `now`: the build's.
+    static func rule(context: PageContext, writer: OutputWriter, now: Timestamp, options: MarkdownOptions,
+                     progress: BuildProgress?) -> Rule {
+        Rule { key, fetch in
+            let planned = try fetch.value(Key(listing, key.name), as: PlannedList.self)
+            _ = try fetch.hashes(of: planned.stories.map { Key(StoryRules.story, $0) })
+            _ = try SiteTasks.config(fetch)
+            _ = try fetch.hash(of: Key(StoryPages.theme))
+            _ = try fetch.hashes(of: planned.showingMedia.map { Key(StoryPages.media, $0) })
+            let bytes = try SiteBuilder.render(planned.output, stories: context.stories, context: context, now: now,
+                                               options: options)
+            let made = StoryPages.Made(stamps: [try writer.stage(key.name, bytes)], hash: ContentHasher.hash(bytes))
+            progress?.add(1)
+            return Output(made, hash: made.hash)
+        }
+    }
+}
+
+/// A list page as the build planned it: the output (which page, its pager and languages), the names of the story
+/// tasks it lists, those of them that show media, and a hash of all of it, which is the input's.
+struct PlannedList: Sendable {
+    let output: SiteBuilder.Output
+    let stories: [String]
+    let showingMedia: [String]
+    let hash: UInt64
+
+    init(_ output: SiteBuilder.Output, context: PageContext, now: Timestamp) {
+        self.output = output
+        var digest = ContentHasher()
+        let listed: [Int]
+        switch output {
+        case .front(let language):
+            digest.combine("front")
+            digest.combine(language.code)
+            listed = context.frontStories(language)
+        case .category(let listing):
+            digest.combine("category")
+            digest.combine(listing.category.slug)
+            digest.combine(listing.language.code)
+            for page in [listing.page, listing.newer, listing.older] {
+                switch page {
+                case nil: digest.combine(-1)
+                case .index?: digest.combine(0)
+                case .archive(let number)?: digest.combine(number)
+                }
+            }
+            digest.combine(listing.alternates.count)
+            for other in listing.alternates { digest.combine(other.code) }
+            listed = Array(listing.stories)
+        case .feed(let scope, let language, let format):
+            digest.combine("feed")
+            switch scope {
+            case .front: digest.combine("front")
+            case .category(let category): digest.combine(category.slug)
+            }
+            digest.combine(language.code)
+            digest.combine(format.rawValue)
+            listed = context.feedStories(scope, language)
+            if listed.isEmpty {   // the date of an empty feed: the newest change, or "now"
+                let date = context.stories.map(\.lastModified).max() ?? now
+                digest.combine(date.secondsSinceEpoch)
+                digest.combine(date.offsetSeconds)
+            }
+        default:
+            preconditionFailure("\(output) is not a list page")
+        }
+        let stories = context.stories
+        self.stories = listed.map { StoryPages.taskName(stories[$0]) }
+        showingMedia = listed.filter { !stories[$0].media.isEmpty }.map { StoryPages.taskName(stories[$0]) }
+        digest.combine(self.stories.count)
+        for name in self.stories { digest.combine(name) }
+        hash = digest.value
+    }
+}
+
+/// Outputs made by tasks of the engine, each staging its files as it runs: the story pages and the list pages.
+enum PageTasks {
+    /// A task and the places of its files in the build's list of files.
+    struct Task {
+        var key: Key
+        var places: Range<Int>
+    }
+
+    /// Brings the tasks up to date, and with them the stories and the checks the load demanded, and keeps the
+    /// engine's trace of them: a task's files are kept when it is current and they are as the last build into this
+    /// folder left them; otherwise it runs (again) and stages them. `tasks`: in the order of their places, which
+    /// start at 0 and follow one another. `output`: the output folder, for messages.
+    static func produce(_ site: inout SiteEngine, tasks: [Task], paths: [String], inputs: PageInputs,
+                        rules: [String: Rule], found: FoundOutput, output: String) -> Produced {
+        let count = tasks.last?.places.upperBound ?? 0
+        var keptStamps = [FileStamp?](repeating: nil, count: count)
+        var again: Set<Key> = []
+        for task in tasks {
+            // A current task whose files are not all as this folder's cache says must run again for their bytes.
+            guard let recorded = site.engine.recordedHash(of: task.key) else { continue }
+            for place in task.places {
+                keptStamps[place] = found.kept(paths[place], at: place, fingerprint: recorded)
+                if keptStamps[place] == nil { again.insert(task.key) }
+            }
+        }
+        var changed = Set(inputs.media.keys.map { Key(StoryPages.media, $0) })
+        changed.insert(Key(StoryPages.theme))
+        for path in inputs.listings.keys { changed.insert(Key(ListPages.listing, path)) }
+        let report = site.engine.run(demand: site.demand + tasks.map(\.key), inputs: inputs, changed: changed,
+                                     again: again, extra: rules)
+        site.changed = site.changed || !report.ran.isEmpty || !report.dropped.isEmpty
+        var produced = Produced()
+        for failure in report.failures.values.sorted(by: { $0.key < $1.key }) {
+            produced.failures.append(OutputWork.diagnostic(failure.reason, output: output))
+        }
+        produced.fingerprints.reserveCapacity(count)
+        produced.stamps.reserveCapacity(count)
+        for task in tasks {
+            if let made = report.ran[task.key] as? StoryPages.Made {
+                produced.fingerprints += repeatElement(made.hash, count: task.places.count)
+                produced.stamps += made.stamps
+                produced.rendered += task.places.count
+            } else {
+                produced.fingerprints += repeatElement(site.engine.recordedHash(of: task.key) ?? 0, count: task.places.count)
+                produced.stamps += keptStamps[task.places]
+            }
+        }
+        return produced
+    }
+}
+
+/// The inputs of a build's engine run: the site's files, folders and options (`SiteFiles`), the theme, the media each
+/// story shows, as the build's media step published them, and what each list page shows.
+struct PageInputs: InputProvider {
+    let files: SiteFiles
+    let themeDigest: UInt64
+    /// By story task name, for the stories that show media.
+    let media: [String: UInt64]
+    /// By page path.
+    let listings: [String: PlannedList]
+
+    func provides(_ kind: String) -> Bool {
+        kind == StoryPages.theme || kind == StoryPages.media || kind == ListPages.listing || files.provides(kind)
+    }
+
+    func hash(of input: Key) throws -> UInt64 {
+        switch input.kind {
+        case StoryPages.theme: themeDigest
+        case StoryPages.media: media[input.name] ?? 0
+        case ListPages.listing: listings[input.name]?.hash ?? 0
+        default: try files.hash(of: input)
+        }
+    }
+
+    func read(_ input: Key) throws -> Output {
+        switch input.kind {
+        case StoryPages.theme, StoryPages.media:
+            return Output((), hash: try hash(of: input))
+        case ListPages.listing:
+            guard let planned = listings[input.name] else {
+                throw FileSystem.Failure(path: input.name, reason: "no such page in this build")
+            }
+            return Output(planned, hash: planned.hash)
+        default:
+            return try files.read(input)
+        }
+    }
+}
+
+/// The engine that loaded an edition, until the build that follows has run the pages with it (`StoryPages`): then
+/// its trace is saved, or given back to the session that keeps it.
+struct SiteEngine: Sendable {
+    var engine: Engine
+    let files: SiteFiles
+    /// The keys the load demanded: the stories and the checks of other modules.
+    let demand: [Key]
+    let themeDigest: UInt64
+    /// The trace differs from its file.
+    var changed: Bool
+    let cache: Edition.CacheMode
+    let session: BuildSession?
+
+    /// Saves the trace (on another thread, under the build lock) or gives the engine back to the session; nothing
+    /// for a load that does not write the cache.
+    consuming func finish() {
+        let root = files.root
+        if let session, cache.writer != nil {
+            session.keep(engine, root: root, changedTrace: changed)
+        } else if let lock = cache.writer, changed {
+            precondition(lock.site == root, "the trace is written under its own site's lock")
+            let finished = engine
+            lock.writeInBackground {
+                try? FileSystem.createDirectories(root + "/" + BuildCache.storyCacheFolder)
+                var engine = finished
+                try? engine.save(to: StoryRules.tracePath(site: root))   // without it, the next build parses every story again
+            }
+        }
+    }
+}
+
+/// Hands an edition's `SiteEngine` to the one build that takes it.
+final class EngineHandoff: Sendable {
+    private let engine: Mutex<SiteEngine?>
+
+    init(_ engine: SiteEngine?) { self.engine = Mutex(engine) }
+
+    func take() -> SiteEngine? { engine.withLock { $0.take() } }
+}
