@@ -1,4 +1,3 @@
-import Dispatch
 import Markdown
 import Synchronization
 import Templates
@@ -61,26 +60,23 @@ struct Produced: Sendable {
     }
 }
 
-/// Producing outputs: each is kept when the output folder holds it as the last build made it from the same inputs,
-/// or rendered and staged in the writer.
+/// Producing the generated files (sitemaps, robots.txt): each is kept when the output folder holds it as the last
+/// build made it from the same inputs, or staged in the writer.
 struct OutputWork: Sendable {
     let stories: [Story]
     let context: PageContext
-    /// The fingerprint of what every output depends on (binary, config, theme, base URL, flags).
-    let base: UInt64
     let now: Timestamp
     let options: MarkdownOptions
     let found: FoundOutput
     let writer: OutputWriter
 
-    /// `outputs`, whose files are `paths`, in order; a failure stops the rest. `firstPlace`: the place of the first
-    /// in the build's list of files, when it is known.
-    func produce(_ outputs: some Collection<SiteBuilder.Output>, at paths: [String], firstPlace: Int? = nil) -> Produced {
+    /// `outputs`, whose files are `paths`, in order; a failure stops the rest.
+    func produce(_ outputs: some Collection<SiteBuilder.Output>, at paths: [String]) -> Produced {
         var produced = Produced()
-        for (offset, (output, path)) in zip(outputs, paths).enumerated() {
-            let fingerprint = SiteBuilder.fingerprint(output, stories: stories, context: context, base: base, now: now)
+        for (output, path) in zip(outputs, paths) {
+            let fingerprint = output.generatedFingerprint
             produced.fingerprints.append(fingerprint)
-            if let stamp = found.kept(path, at: firstPlace.map { $0 + offset }, fingerprint: fingerprint) {
+            if let stamp = found.kept(path, fingerprint: fingerprint) {
                 produced.stamps.append(stamp)
                 continue
             }
@@ -92,30 +88,6 @@ struct OutputWork: Sendable {
                 produced.failures.append(Self.diagnostic(error, output: writer.directory))
                 return produced
             }
-        }
-        return produced
-    }
-
-    /// `produce` on every core, in chunks of consecutive outputs; after a failure, chunks not started yet are left
-    /// out (the build fails anyway). `firstPlace`: the place of the first in the build's list of files.
-    func produceInParallel(_ outputs: [SiteBuilder.Output], at paths: [String], firstPlace: Int,
-                           progress: BuildProgress?) -> Produced {
-        let chunk = 32
-        let chunks = (outputs.count + chunk - 1) / chunk
-        let results = Mutex([Produced?](repeating: nil, count: chunks))
-        let failed = Atomic<Bool>(false)
-        DispatchQueue.concurrentPerform(iterations: chunks) { block in
-            if failed.load(ordering: .relaxed) { return }
-            let range = block * chunk..<min(outputs.count, (block + 1) * chunk)
-            let result = produce(outputs[range], at: Array(paths[range]), firstPlace: firstPlace + range.lowerBound)
-            if !result.failures.isEmpty { failed.store(true, ordering: .relaxed) }
-            results.withLock { $0[block] = result }
-            progress?.add(range.count)
-        }
-        var produced = Produced()
-        for result in results.withLock({ $0 }) {
-            guard let result else { continue }
-            produced.append(result)
         }
         return produced
     }

@@ -62,24 +62,26 @@ enum StoryPages {
     }
 }
 
-/// The front pages, the category pages and the feeds as tasks of the incremental engine, one per file, named by its
-/// path in the output folder.
+/// Every output but the story pages and the generated files (sitemaps, robots.txt) as a task of the incremental
+/// engine, one per file, named by its path in the output folder: the front pages, category pages and feeds, the root
+/// and 404 pages, the theme's static files and the media files.
 ///
-/// Which stories such a page lists, and where its pager leads, depends on every story of the build (their dates,
-/// categories and languages): the build works it out once (`SiteBuilder.Listings`) and gives each page its share as
-/// an input (`PlannedList`). The task reads that, the stories it lists, `newsgen.yml` as the build sees it, the
-/// theme and the listed stories' media through its `Fetch`, so it runs again exactly when one of them changed. Like
-/// a story's pages, it stages its file as it runs.
-enum ListPages {
-    static let kind = "list-page"
-    /// Input: what a list page shows, by the page's path (`PlannedList`).
-    static let listing = "listing"
+/// Which stories a list page shows, and where its pager leads, depends on every story of the build (their dates,
+/// categories and languages): the build works it out once (`SiteBuilder.Listings`) and gives each page what it
+/// needs as an input (`PlannedPage`). The task reads that, the stories it lists, `newsgen.yml` as the build sees
+/// it, the theme and the listed stories' media through its `Fetch`, so it runs again exactly when one of them
+/// changed. Like a story's pages, it stages its file as it runs.
+enum SitePages {
+    static let kind = "page"
+    /// Input: what the build planned for a page, by its path (`PlannedPage`).
+    static let planned = "planned"
 
-    /// The rule of one build (see `StoryPages.rule` for what it takes from the build's context). `now`: the build's.
+    /// The rule of one build (see `StoryPages.rule` for what it takes from the build's context; a media file's bytes are
+    /// those of the file its planned hash names). `now`: the build's.
     static func rule(context: PageContext, writer: OutputWriter, now: Timestamp, options: MarkdownOptions,
                      progress: BuildProgress?) -> Rule {
         Rule { key, fetch in
-            let planned = try fetch.value(Key(listing, key.name), as: PlannedList.self)
+            let planned = try fetch.value(Key(planned, key.name), as: PlannedPage.self)
             _ = try fetch.hashes(of: planned.stories.map { Key(StoryRules.story, $0) })
             _ = try SiteTasks.config(fetch)
             _ = try fetch.hash(of: Key(StoryPages.theme))
@@ -93,9 +95,9 @@ enum ListPages {
     }
 }
 
-/// A list page as the build planned it: the output (which page, its pager and languages), the names of the story
-/// tasks it lists, those of them that show media, and a hash of all of it, which is the input's.
-struct PlannedList: Sendable {
+/// A page as the build planned it: the output (for a list page: which page, its pager and languages), the names of
+/// the story tasks it lists, those of them that show media, and a hash of all of it, which is the input's.
+struct PlannedPage: Sendable {
     let output: SiteBuilder.Output
     let stories: [String]
     let showingMedia: [String]
@@ -138,8 +140,23 @@ struct PlannedList: Sendable {
                 digest.combine(date.secondsSinceEpoch)
                 digest.combine(date.offsetSeconds)
             }
-        default:
-            preconditionFailure("\(output) is not a list page")
+        case .root:
+            digest.combine("root")
+            listed = []
+        case .notFound:
+            digest.combine("404")
+            listed = []
+        case .staticFile(let file):   // its bytes are the theme's, which the task reads
+            digest.combine("static")
+            digest.combine(file)
+            listed = []
+        case .media(let index):
+            digest.combine("media")
+            digest.combine(context.media.outputs[index].path)
+            digest.combine(context.media.outputs[index].fingerprint)
+            listed = []
+        case .generated, .keptGenerated:
+            preconditionFailure("\(output) is a generated file, not a page")
         }
         let stories = context.stories
         self.stories = listed.map { StoryPages.taskName(stories[$0]) }
@@ -150,7 +167,7 @@ struct PlannedList: Sendable {
     }
 }
 
-/// Outputs made by tasks of the engine, each staging its files as it runs: the story pages and the list pages.
+/// Outputs made by tasks of the engine, each staging its files as it runs: the story pages and the other pages.
 enum PageTasks {
     /// A task and the places of its files in the build's list of files.
     struct Task {
@@ -177,7 +194,7 @@ enum PageTasks {
         }
         var changed = Set(inputs.media.keys.map { Key(StoryPages.media, $0) })
         changed.insert(Key(StoryPages.theme))
-        for path in inputs.listings.keys { changed.insert(Key(ListPages.listing, path)) }
+        for path in inputs.planned.keys { changed.insert(Key(SitePages.planned, path)) }
         let report = site.engine.run(demand: site.demand + tasks.map(\.key), inputs: inputs, changed: changed,
                                      again: again, extra: rules)
         site.changed = site.changed || !report.ran.isEmpty || !report.dropped.isEmpty
@@ -202,24 +219,24 @@ enum PageTasks {
 }
 
 /// The inputs of a build's engine run: the site's files, folders and options (`SiteFiles`), the theme, the media each
-/// story shows, as the build's media step published them, and what each list page shows.
+/// story shows, as the build's media step published them, and what the build planned for each page.
 struct PageInputs: InputProvider {
     let files: SiteFiles
     let themeDigest: UInt64
     /// By story task name, for the stories that show media.
     let media: [String: UInt64]
     /// By page path.
-    let listings: [String: PlannedList]
+    let planned: [String: PlannedPage]
 
     func provides(_ kind: String) -> Bool {
-        kind == StoryPages.theme || kind == StoryPages.media || kind == ListPages.listing || files.provides(kind)
+        kind == StoryPages.theme || kind == StoryPages.media || kind == SitePages.planned || files.provides(kind)
     }
 
     func hash(of input: Key) throws -> UInt64 {
         switch input.kind {
         case StoryPages.theme: themeDigest
         case StoryPages.media: media[input.name] ?? 0
-        case ListPages.listing: listings[input.name]?.hash ?? 0
+        case SitePages.planned: planned[input.name]?.hash ?? 0
         default: try files.hash(of: input)
         }
     }
@@ -228,8 +245,8 @@ struct PageInputs: InputProvider {
         switch input.kind {
         case StoryPages.theme, StoryPages.media:
             return Output((), hash: try hash(of: input))
-        case ListPages.listing:
-            guard let planned = listings[input.name] else {
+        case SitePages.planned:
+            guard let planned = planned[input.name] else {
                 throw FileSystem.Failure(path: input.name, reason: "no such page in this build")
             }
             return Output(planned, hash: planned.hash)

@@ -128,8 +128,8 @@ public enum SiteBuilder {
         let survey = survey.flatMap { $0.site == edition.directory && $0.output == output && $0.clean == options.clean ? $0 : nil }
             ?? OutputSurvey(site: edition.directory, output: output, clean: options.clean)
         let found = FoundOutput(survey.findings())
-        let work = OutputWork(stories: stories, context: context, base: baseFingerprint, now: now,
-                              options: markdownOptions, found: found, writer: writer)
+        let work = OutputWork(stories: stories, context: context, now: now, options: markdownOptions, found: found,
+                              writer: writer)
         // The sitemaps, news sitemaps and robots.txt, in groups: made and staged on another thread while the pages
         // render, staged at once so that their bytes (a line per page) are not held to the end of the build. A group
         // whose inputs are unchanged and whose files are as the last build left them is kept without being built.
@@ -144,8 +144,7 @@ public enum SiteBuilder {
             let produced = work.produce(outputs, at: paths)
             generatedFiles.withLock { $0 = (paths, produced, groups) }
         }
-        // The story pages first (where the last build listed them), then the list pages, both through the engine, then
-        // the other outputs.
+        // Every page through the engine: the story pages first (where the last build listed them), then the others.
         var tasks: [PageTasks.Task] = []
         var paths: [String] = []
         var mediaKeys: [String: UInt64] = [:]
@@ -162,33 +161,27 @@ public enum SiteBuilder {
             if !story.media.isEmpty { mediaKeys[name] = media.key(for: story) }
         }
         let pages = plan(stories: stories, context: context, now: now)
-        let lists = pages.prefix { $0.isList }
-        let others = pages[lists.count...]
-        var listings: [String: PlannedList] = [:]
-        for output in lists {
+        var planned: [String: PlannedPage] = [:]
+        for output in pages {
             let path = path(output, stories: stories, context: context)
-            tasks.append(PageTasks.Task(key: Key(ListPages.kind, path), places: paths.count..<paths.count + 1))
+            tasks.append(PageTasks.Task(key: Key(SitePages.kind, path), places: paths.count..<paths.count + 1))
             paths.append(path)
-            listings[path] = PlannedList(output, context: context, now: now)
+            planned[path] = PlannedPage(output, context: context, now: now)
         }
-        let otherPaths = others.map { path($0, stories: stories, context: context) }
-        let counter = progress.map { BuildProgress(total: paths.count + others.count, report: $0) }
+        let counter = progress.map { BuildProgress(total: paths.count, report: $0) }
         guard var site = edition.engine.take() else { preconditionFailure("an edition is built once, by the build that loaded it") }
-        let inputs = PageInputs(files: site.files, themeDigest: site.themeDigest, media: mediaKeys, listings: listings)
+        let inputs = PageInputs(files: site.files, themeDigest: site.themeDigest, media: mediaKeys, planned: planned)
         let rules = [
             StoryPages.kind: StoryPages.rule(context: context, writer: writer, options: markdownOptions, progress: counter),
-            ListPages.kind: ListPages.rule(context: context, writer: writer, now: now, options: markdownOptions,
+            SitePages.kind: SitePages.rule(context: context, writer: writer, now: now, options: markdownOptions,
                                            progress: counter),
         ]
         var produced = PageTasks.produce(&site, tasks: tasks, paths: paths, inputs: inputs, rules: rules, found: found,
                                          output: writer.directory)
         site.finish()
-        if produced.failures.isEmpty {
-            produced.append(work.produceInParallel(Array(others), at: otherPaths, firstPlace: paths.count, progress: counter))
-        }
         generating.wait()
         let (generatedPaths, producedGenerated, generatedGroups) = generatedFiles.withLock { $0 }
-        paths += otherPaths + generatedPaths
+        paths += generatedPaths
         produced.append(producedGenerated)
         if !produced.failures.isEmpty {
             writer.abort()
@@ -510,33 +503,6 @@ public enum SiteBuilder {
         }
     }
 
-    /// A hash of everything an output is rendered from. `base` covers the binary, config, theme, base URL and
-    /// the build's flags; a story is represented by its source path and the hash of its file's bytes, which
-    /// cover everything about it. Two builds that compute the same fingerprint for an output write the same bytes.
-    static func fingerprint(_ output: Output, stories: [Story], context: PageContext, base: UInt64, now: Timestamp) -> UInt64 {
-        switch output {
-        case .generated(let file, let inputs): return generatedFileFingerprint(file.path, inputs: inputs)
-        case .keptGenerated(let path, let inputs): return generatedFileFingerprint(path, inputs: inputs)
-        default: break
-        }
-        var digest = ContentHasher()
-        digest.combine(base)
-        switch output {
-        case .front, .category, .feed: preconditionFailure("a list page is a task of the engine (ListPages)")
-        case .generated, .keptGenerated: break   // above
-        case .root: digest.combine("root")
-        case .notFound: digest.combine("404")
-        case .staticFile(let file):
-            digest.combine("static")
-            digest.combine(file)
-        case .media(let index):
-            digest.combine("media")
-            digest.combine(context.media.outputs[index].path)
-            digest.combine(context.media.outputs[index].fingerprint)
-        }
-        return digest.value
-    }
-
     /// The bytes of the file an output becomes (at `path(output)`).
     static func render(_ output: Output, stories: [Story], context: PageContext, now: Timestamp,
                        options: MarkdownOptions) throws -> [UInt8] {
@@ -601,11 +567,13 @@ public enum SiteBuilder {
 extension SiteBuilder.Output {
     var isRoot: Bool { if case .root = self { return true } else { return false } }
 
-    /// A front page, category page or feed: a task of the engine (`ListPages`).
-    var isList: Bool {
+    /// What a generated file is made from: its group's inputs and its path (every other output is a task of the
+    /// engine, which knows what it read).
+    var generatedFingerprint: UInt64 {
         switch self {
-        case .front, .category, .feed: true
-        default: false
+        case .generated(let file, let inputs): SiteBuilder.generatedFileFingerprint(file.path, inputs: inputs)
+        case .keptGenerated(let path, let inputs): SiteBuilder.generatedFileFingerprint(path, inputs: inputs)
+        default: preconditionFailure("\(self) is a task of the engine, not a generated file")
         }
     }
 }

@@ -96,7 +96,7 @@ import TestSupport
         #expect(french.map(\.newer) == [nil, .archive(2), .index])
     }
 
-    /// A new story changes what the index and the newest archive page list (`PlannedList`, the input of their
+    /// A new story changes what the index and the newest archive page list (`PlannedPage`, the input of their
     /// tasks), and nothing else's. When it starts a new
     /// archive page, the page before it (full, and the newest until then) changes too, once: its "Newer" link led
     /// to the index and now leads to the new page. Older full pages do not depend on the number of pages.
@@ -108,7 +108,7 @@ import TestSupport
             for output in outputs {
                 guard case .category(let listing) = output, listing.category.slug == "world",
                       listing.language.code == "fr" else { continue }
-                result[listing.page] = PlannedList(output, context: context, now: Timestamp(secondsSinceEpoch: 0)).hash
+                result[listing.page] = PlannedPage(output, context: context, now: Timestamp(secondsSinceEpoch: 0)).hash
             }
             return result
         }
