@@ -58,7 +58,8 @@ enum StoryPages {
 
     /// The name of a story's task: its file's path under `content/`.
     static func taskName(_ story: Story) -> String {
-        String(story.sourcePath.dropFirst(Edition.contentFolder.count + 1))
+        // By UTF-8 offset: `dropFirst` on the characters walks them, for every story of every build.
+        String(Substring(story.sourcePath.utf8.dropFirst(Edition.contentFolder.utf8.count + 1)))
     }
 }
 
@@ -103,7 +104,8 @@ struct PlannedPage: Sendable {
     let showingMedia: [String]
     let hash: UInt64
 
-    init(_ output: SiteBuilder.Output, context: PageContext, now: Timestamp) {
+    /// `names`: the build's story task names, by place in `context.stories`, and a hash of each.
+    init(_ output: SiteBuilder.Output, context: PageContext, names: [(name: String, hash: UInt64)], now: Timestamp) {
         self.output = output
         var digest = ContentHasher()
         let listed: [Int]
@@ -158,11 +160,10 @@ struct PlannedPage: Sendable {
         case .generated, .keptGenerated:
             preconditionFailure("\(output) is a generated file, not a page")
         }
-        let stories = context.stories
-        self.stories = listed.map { StoryPages.taskName(stories[$0]) }
-        showingMedia = listed.filter { !stories[$0].media.isEmpty }.map { StoryPages.taskName(stories[$0]) }
-        digest.combine(self.stories.count)
-        for name in self.stories { digest.combine(name) }
+        stories = listed.map { names[$0].name }
+        showingMedia = listed.filter { !context.stories[$0].media.isEmpty }.map { names[$0].name }
+        digest.combine(listed.count)
+        for place in listed { digest.combine(names[place].hash) }
         hash = digest.value
     }
 }

@@ -148,10 +148,13 @@ public enum SiteBuilder {
         var tasks: [PageTasks.Task] = []
         var paths: [String] = []
         var mediaKeys: [String: UInt64] = [:]
+        var names: [(name: String, hash: UInt64)] = []   // made once: a story is listed by many pages
+        names.reserveCapacity(stories.count)
         tasks.reserveCapacity(stories.count)
         paths.reserveCapacity(stories.indices.reduce(0) { $0 + context.facts.stories[$1].pageLanguages.nonzeroBitCount })
         for (index, story) in stories.enumerated() {
             let name = StoryPages.taskName(story)
+            names.append((name, ContentHasher.hash(name)))
             let facts = context.facts.stories[index]
             let first = paths.count
             for place in config.languages.indices where context.hasPage(at: index, languagePlace: place) {
@@ -166,7 +169,7 @@ public enum SiteBuilder {
             let path = path(output, stories: stories, context: context)
             tasks.append(PageTasks.Task(key: Key(SitePages.kind, path), places: paths.count..<paths.count + 1))
             paths.append(path)
-            planned[path] = PlannedPage(output, context: context, now: now)
+            planned[path] = PlannedPage(output, context: context, names: names, now: now)
         }
         let counter = progress.map { BuildProgress(total: paths.count, report: $0) }
         guard var site = edition.engine.take() else { preconditionFailure("an edition is built once, by the build that loaded it") }

@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import Site
+import Incremental
 
 /// Which stories each category page holds and where its pager leads (`SiteBuilder.plan`): the index shows the
 /// newest `page_size` stories, the older ones fill archive pages numbered from the oldest.
@@ -108,7 +109,9 @@ import TestSupport
             for output in outputs {
                 guard case .category(let listing) = output, listing.category.slug == "world",
                       listing.language.code == "fr" else { continue }
-                result[listing.page] = PlannedPage(output, context: context, now: Timestamp(secondsSinceEpoch: 0)).hash
+                let names = context.stories.map { (name: StoryPages.taskName($0), hash: ContentHasher.hash(StoryPages.taskName($0))) }
+                result[listing.page] = PlannedPage(output, context: context, names: names,
+                                                   now: Timestamp(secondsSinceEpoch: 0)).hash
             }
             return result
         }
