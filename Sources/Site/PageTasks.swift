@@ -176,13 +176,54 @@ enum PageTasks {
         var places: Range<Int>
     }
 
-    /// Brings the tasks up to date, and with them the stories and the checks the load demanded, and keeps the
+    /// The pages of a build as tasks, with their files and what the build gives them as inputs.
+    struct Plan {
+        var tasks: [Task] = []
+        /// The files of the tasks, in order: the build's list of files starts with them.
+        var paths: [String] = []
+        /// The hash of the media each story shows, by its task name, for those that show any.
+        var media: [String: UInt64] = [:]
+        var planned: [String: PlannedPage] = [:]
+    }
+
+    /// Each story's pages (its files in config order), then each of `pages` (the other outputs the build planned).
+    static func plan(_ pages: [SiteBuilder.Output], context: PageContext, media: PublishedMedia, now: Timestamp) -> Plan {
+        let stories = context.stories
+        var plan = Plan()
+        var names: [(name: String, hash: UInt64)] = []   // made once: a story is listed by many pages
+        names.reserveCapacity(stories.count)
+        plan.tasks.reserveCapacity(stories.count + pages.count)
+        plan.paths.reserveCapacity(stories.indices.reduce(pages.count) {
+            $0 + context.facts.stories[$1].pageLanguages.nonzeroBitCount
+        })
+        for (index, story) in stories.enumerated() {
+            let name = StoryPages.taskName(story)
+            names.append((name, ContentHasher.hash(name)))
+            let facts = context.facts.stories[index]
+            let first = plan.paths.count
+            for place in context.config.languages.indices where context.hasPage(at: index, languagePlace: place) {
+                plan.paths.append(facts.files[place])
+            }
+            plan.tasks.append(Task(key: Key(StoryPages.kind, name), places: first..<plan.paths.count))
+            if !story.media.isEmpty { plan.media[name] = media.key(for: story) }
+        }
+        for output in pages {
+            let path = SiteBuilder.path(output, stories: stories, context: context)
+            plan.tasks.append(Task(key: Key(SitePages.kind, path), places: plan.paths.count..<plan.paths.count + 1))
+            plan.paths.append(path)
+            plan.planned[path] = PlannedPage(output, context: context, names: names, now: now)
+        }
+        return plan
+    }
+
+    /// Brings the planned tasks up to date, and with them the stories and the checks the load demanded, and keeps the
     /// engine's trace of them: a task's files are kept when it is current and they are as the last build into this
-    /// folder left them; otherwise it runs (again) and stages them. `tasks`: in the order of their places, which
-    /// start at 0 and follow one another. `output`: the output folder, for messages.
-    static func produce(_ site: inout SiteEngine, tasks: [Task], paths: [String], inputs: PageInputs,
-                        rules: [String: Rule], found: FoundOutput, output: String) -> Produced {
-        let count = tasks.last?.places.upperBound ?? 0
+    /// folder left them; otherwise it runs (again) and stages them. `output`: the output folder, for messages.
+    static func produce(_ site: inout SiteEngine, _ plan: Plan, rules: [String: Rule], found: FoundOutput,
+                        output: String) -> Produced {
+        let (tasks, paths) = (plan.tasks, plan.paths)
+        let inputs = PageInputs(files: site.files, themeDigest: site.themeDigest, media: plan.media, planned: plan.planned)
+        let count = paths.count
         var keptStamps = [FileStamp?](repeating: nil, count: count)
         var again: Set<Key> = []
         for task in tasks {

@@ -145,42 +145,17 @@ public enum SiteBuilder {
             generatedFiles.withLock { $0 = (paths, produced, groups) }
         }
         // Every page through the engine: the story pages first (where the last build listed them), then the others.
-        var tasks: [PageTasks.Task] = []
-        var paths: [String] = []
-        var mediaKeys: [String: UInt64] = [:]
-        var names: [(name: String, hash: UInt64)] = []   // made once: a story is listed by many pages
-        names.reserveCapacity(stories.count)
-        tasks.reserveCapacity(stories.count)
-        paths.reserveCapacity(stories.indices.reduce(0) { $0 + context.facts.stories[$1].pageLanguages.nonzeroBitCount })
-        for (index, story) in stories.enumerated() {
-            let name = StoryPages.taskName(story)
-            names.append((name, ContentHasher.hash(name)))
-            let facts = context.facts.stories[index]
-            let first = paths.count
-            for place in config.languages.indices where context.hasPage(at: index, languagePlace: place) {
-                paths.append(facts.files[place])
-            }
-            tasks.append(PageTasks.Task(key: Key(StoryPages.kind, name), places: first..<paths.count))
-            if !story.media.isEmpty { mediaKeys[name] = media.key(for: story) }
-        }
-        let pages = plan(stories: stories, context: context, now: now)
-        var planned: [String: PlannedPage] = [:]
-        for output in pages {
-            let path = path(output, stories: stories, context: context)
-            tasks.append(PageTasks.Task(key: Key(SitePages.kind, path), places: paths.count..<paths.count + 1))
-            paths.append(path)
-            planned[path] = PlannedPage(output, context: context, names: names, now: now)
-        }
+        let outputs = plan(stories: stories, context: context, now: now)
+        let pages = PageTasks.plan(outputs, context: context, media: media, now: now)
+        var paths = pages.paths
         let counter = progress.map { BuildProgress(total: paths.count, report: $0) }
         guard var site = edition.engine.take() else { preconditionFailure("an edition is built once, by the build that loaded it") }
-        let inputs = PageInputs(files: site.files, themeDigest: site.themeDigest, media: mediaKeys, planned: planned)
         let rules = [
             StoryPages.kind: StoryPages.rule(context: context, writer: writer, options: markdownOptions, progress: counter),
             SitePages.kind: SitePages.rule(context: context, writer: writer, now: now, options: markdownOptions,
                                            progress: counter),
         ]
-        var produced = PageTasks.produce(&site, tasks: tasks, paths: paths, inputs: inputs, rules: rules, found: found,
-                                         output: writer.directory)
+        var produced = PageTasks.produce(&site, pages, rules: rules, found: found, output: writer.directory)
         site.finish()
         generating.wait()
         let (generatedPaths, producedGenerated, generatedGroups) = generatedFiles.withLock { $0 }
@@ -192,7 +167,7 @@ public enum SiteBuilder {
         }
         // The feed texts to keep: those of every story in a feed of this build.
         var wantedTexts: [UInt64] = []
-        for case .feed(let scope, let language, .rss) in pages {
+        for case .feed(let scope, let language, .rss) in outputs {
             for index in context.feedStories(scope, language) {
                 if let key = feedEntries.key(stories[index], language) { wantedTexts.append(key) }
             }
