@@ -224,21 +224,30 @@ enum PageTasks {
         let (tasks, paths) = (plan.tasks, plan.paths)
         let inputs = PageInputs(files: site.files, themeDigest: site.themeDigest, media: plan.media, planned: plan.planned)
         let count = paths.count
+        var changed = Set(inputs.media.keys.map { Key(StoryPages.media, $0) })
+        changed.insert(Key(StoryPages.theme))
+        for path in inputs.planned.keys { changed.insert(Key(SitePages.planned, path)) }
+        let demand = site.demand + tasks.map(\.key)
+        var report = site.engine.run(demand: demand, inputs: inputs, changed: changed, extra: rules)
+        // A current task whose files are not all as this folder's cache says (lost, or made for another folder) runs
+        // again for their bytes: looked at after the run, which mostly leaves nothing to look at twice.
         var keptStamps = [FileStamp?](repeating: nil, count: count)
+        var keptHashes = [UInt64](repeating: 0, count: tasks.count)
         var again: Set<Key> = []
-        for task in tasks {
-            // A current task whose files are not all as this folder's cache says must run again for their bytes.
-            guard let recorded = site.engine.recordedHash(of: task.key) else { continue }
+        for (index, task) in tasks.enumerated() where report.ran[task.key] == nil {
+            guard let recorded = site.engine.recordedHash(of: task.key) else { continue }   // failed
+            keptHashes[index] = recorded
             for place in task.places {
                 keptStamps[place] = found.kept(paths[place], at: place, fingerprint: recorded)
                 if keptStamps[place] == nil { again.insert(task.key) }
             }
         }
-        var changed = Set(inputs.media.keys.map { Key(StoryPages.media, $0) })
-        changed.insert(Key(StoryPages.theme))
-        for path in inputs.planned.keys { changed.insert(Key(SitePages.planned, path)) }
-        let report = site.engine.run(demand: site.demand + tasks.map(\.key), inputs: inputs, changed: changed,
-                                     again: again, extra: rules)
+        if !again.isEmpty {
+            let more = site.engine.run(demand: demand, inputs: inputs, changed: [], again: again, extra: rules)
+            report.ran.merge(more.ran) { _, new in new }
+            report.failures.merge(more.failures) { first, _ in first }
+            report.dropped += more.dropped
+        }
         site.changed = site.changed || !report.ran.isEmpty || !report.dropped.isEmpty
         var produced = Produced()
         for failure in report.failures.values.sorted(by: { $0.key < $1.key }) {
@@ -246,13 +255,13 @@ enum PageTasks {
         }
         produced.fingerprints.reserveCapacity(count)
         produced.stamps.reserveCapacity(count)
-        for task in tasks {
+        for (index, task) in tasks.enumerated() {
             if let made = report.ran[task.key] as? StoryPages.Made {
                 produced.fingerprints += repeatElement(made.hash, count: task.places.count)
                 produced.stamps += made.stamps
                 produced.rendered += task.places.count
             } else {
-                produced.fingerprints += repeatElement(site.engine.recordedHash(of: task.key) ?? 0, count: task.places.count)
+                produced.fingerprints += repeatElement(keptHashes[index], count: task.places.count)
                 produced.stamps += keptStamps[task.places]
             }
         }
