@@ -18,12 +18,6 @@ enum StoryPages {
     /// settings (`PublishedMedia.key(for:)`).
     static let media = "media"
 
-    /// A task's result: the stamp of each file it staged, in config order, and the hash of their bytes.
-    struct Made: Sendable {
-        var stamps: [FileStamp?]
-        var hash: UInt64
-    }
-
     /// The rule of one build: it renders with the build's `PageContext` and stages into its `writer`.
     ///
     /// The context is the build's, not read through `fetch`, but the rule takes from it only what the fetched values
@@ -42,7 +36,7 @@ enum StoryPages {
             _ = try fetch.hash(of: Key(theme))
             if !story.media.isEmpty { _ = try fetch.hash(of: Key(media, key.name)) }
             let full = try context.edition.withBodies(story)
-            var made = Made(stamps: [], hash: 0)
+            var made = PageTasks.Made(stamps: [], hash: 0)
             var digest = ContentHasher()
             for (place, language) in config.languages.enumerated() where facts.pageLanguages & (1 << UInt64(place)) != 0 {
                 let bytes = try context.edition.theme.templates.renderBytes(
@@ -89,7 +83,7 @@ enum SitePages {
             _ = try fetch.hashes(of: planned.showingMedia.map { Key(StoryPages.media, $0) })
             let bytes = try SiteBuilder.render(planned.output, stories: context.stories, context: context, now: now,
                                                options: options)
-            let made = StoryPages.Made(stamps: [try writer.stage(key.name, bytes)], hash: ContentHasher.hash(bytes))
+            let made = PageTasks.Made(stamps: [try writer.stage(key.name, bytes)], hash: ContentHasher.hash(bytes))
             progress?.add(1)
             return Output(made, hash: made.hash)
         }
@@ -170,6 +164,12 @@ struct PlannedPage: Sendable {
 
 /// Outputs made by tasks of the engine, each staging its files as it runs: the story pages and the other pages.
 enum PageTasks {
+    /// A task's result: the stamp of each file it staged, in order, and the hash of their bytes.
+    struct Made: Sendable {
+        var stamps: [FileStamp?]
+        var hash: UInt64
+    }
+
     /// A task and the places of its files in the build's list of files.
     struct Task {
         var key: Key
@@ -256,7 +256,7 @@ enum PageTasks {
         produced.fingerprints.reserveCapacity(count)
         produced.stamps.reserveCapacity(count)
         for (index, task) in tasks.enumerated() {
-            if let made = report.ran[task.key] as? StoryPages.Made {
+            if let made = report.ran[task.key] as? PageTasks.Made {
                 produced.fingerprints += repeatElement(made.hash, count: task.places.count)
                 produced.stamps += made.stamps
                 produced.rendered += task.places.count
