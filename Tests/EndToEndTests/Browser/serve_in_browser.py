@@ -13,7 +13,6 @@ import time
 
 import chromium
 from selenium.common.exceptions import StaleElementReferenceException
-from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 
@@ -27,10 +26,20 @@ def main():
         # A reload replaces the page while a condition reads it: an element found just before is then stale, and
         # the condition is simply asked again.
         wait = WebDriverWait(driver, 30, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,))
+
+        def text_of(d, selector):
+            # Read in the page in one step: an element handle taken just before a reload can fail with an error
+            # other than a stale element ("Node with given id does not belong to the document", chromium 156).
+            return d.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : null;",
+                                    selector)
+
+        def headline(d):
+            return text_of(d, "h1") or ""
+
         story_file = config["story_file"]
         original = open(story_file, encoding="utf-8").read()
         driver.get(config["story_url"])
-        wait.until(lambda d: config["old_title"] in d.find_element(By.TAG_NAME, "h1").text)
+        wait.until(lambda d: config["old_title"] in headline(d))
         # The page's event stream is open before the file changes (the script connects as the page loads).
         wait.until(lambda d: d.execute_script("return document.querySelector('script[data-build]') !== null"))
         time.sleep(0.3)
@@ -38,7 +47,7 @@ def main():
         with open(story_file, "w", encoding="utf-8") as handle:
             handle.write(original.replace(config["old_title"], config["new_title"]))
         started = time.monotonic()
-        wait.until(lambda d: config["new_title"] in d.find_element(By.TAG_NAME, "h1").text)
+        wait.until(lambda d: config["new_title"] in headline(d))
         reloaded = driver.execute_script("return window.__newsgenMarker === undefined;")
         result["steps"].append({"step": "new title shown", "seconds": round(time.monotonic() - started, 3),
                                 "reloaded": reloaded, "marker": marker})
@@ -47,23 +56,22 @@ def main():
         broken = open(story_file, encoding="utf-8").read()
         with open(story_file, "w", encoding="utf-8") as handle:
             handle.write(broken.replace(config["category_line"], config["bad_category_line"]))
-        overlay = wait.until(lambda d: d.find_elements(By.ID, "newsgen-problems"))
-        text = overlay[0].text
+        text = wait.until(lambda d: text_of(d, "#newsgen-problems"))
         result["steps"].append({"step": "overlay", "text": text})
         if config["error_location"] not in text:
             raise AssertionError("the overlay does not name " + config["error_location"] + ": " + text)
         driver.save_screenshot(os.path.join(artifacts, "serve-story-error.png"))
         with open(story_file, "w", encoding="utf-8") as handle:
             handle.write(broken)
-        wait.until(lambda d: not d.find_elements(By.ID, "newsgen-problems")
-                   and config["new_title"] in d.find_element(By.TAG_NAME, "h1").text)
+        wait.until(lambda d: d.execute_script("return document.getElementById('newsgen-problems') === null;")
+                   and config["new_title"] in headline(d))
         result["steps"].append({"step": "overlay cleared"})
 
         driver.get(config["push_url"])
         texts = {}
         for device, expected in config["devices"].items():
-            card = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f'#story-{config["story_id"]} article[data-device="{device}"] .alert-text'))
-            texts[device] = card[0].text
+            selector = f'#story-{config["story_id"]} article[data-device="{device}"] .alert-text'
+            texts[device] = wait.until(lambda d: text_of(d, selector))
         result["devices"] = texts
         driver.save_screenshot(os.path.join(artifacts, "serve-push.png"))
         missing = {d: t for d, t in config["devices"].items() if texts.get(d) != t}
