@@ -103,7 +103,15 @@ public enum SiteBuilder {
         let stories = edition.stories.filter(options.filter.shows)
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
         let links = Permalinks(config: config, clock: clock)
-        let media = try MediaBuild.publish(edition, lock: lock)   // before anything is written to the output
+        guard var site = edition.engine.take() else { preconditionFailure("an edition is built once, by the build that loaded it") }
+        // A build that stops before its pages still keeps what its load learnt (the parsed stories) for the next one.
+        let media: PublishedMedia
+        do {
+            media = try MediaBuild.publish(edition, lock: lock)   // before anything is written to the output
+        } catch {
+            site.finish()
+            throw error
+        }
         var base = ContentHasher()
         base.combine(edition.fingerprint)
         base.combine(options.filter.includeDrafts)
@@ -122,6 +130,7 @@ public enum SiteBuilder {
         do {
             writer = try OutputWriter(directory: output)
         } catch {
+            site.finish()
             throw SiteError([Diagnostic(path: error.path, message: "cannot write the output: \(error.reason)")])
         }
         // The build cache: an output whose fingerprint and file are as the last build left them is kept as it is.
@@ -149,7 +158,6 @@ public enum SiteBuilder {
         let pages = PageTasks.plan(outputs, context: context, media: media, now: now)
         var paths = pages.paths
         let counter = progress.map { BuildProgress(total: paths.count, report: $0) }
-        guard var site = edition.engine.take() else { preconditionFailure("an edition is built once, by the build that loaded it") }
         let rules = [
             StoryPages.kind: StoryPages.rule(context: context, writer: writer, options: markdownOptions, progress: counter),
             SitePages.kind: SitePages.rule(context: context, writer: writer, now: now, options: markdownOptions,

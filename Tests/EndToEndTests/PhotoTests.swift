@@ -290,6 +290,18 @@ import TestSupport
         }
     }
 
+    /// A build that stops at its photos, before its pages, still keeps the stories its load parsed (the trace), so
+    /// the build after the photo is mended does not parse them again.
+    @Test func aBuildStoppedByAPhotoKeepsWhatItsLoadParsed() async throws {
+        let site = try Self.site()
+        try site.write("media/aurora.jpg", try Data(contentsOf: Self.flatPhoto).prefix(20_000))
+        let failed = try await offThePool { try newsgen(["build"], in: site, environment: BuildFixtures.now) }
+        #expect(failed.status == 1)
+        #expect(failed.standardError.contains("media/aurora.jpg: error: damaged or truncated"), "\(failed.standardError)")
+        #expect(!site.exists("site"))
+        #expect(site.exists(".newsgen/trace"), "the parsed stories were lost with the failed build")
+    }
+
     @Test func aMissingFileIsAnErrorAtItsPlaceWithTheClosestName() async throws {
         let site = try Self.site()
         let first = try await offThePool { try newsgen(["build"], in: site, environment: BuildFixtures.now) }
