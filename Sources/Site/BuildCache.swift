@@ -7,16 +7,13 @@ import Glibc
 
 /// The build cache: what the next build needs to know exactly what changed.
 ///
-/// Besides the engine's trace of parsed stories (`StoryRules`, `.newsgen/trace`) and the feed texts of
-/// `FeedEntries` (`.newsgen/feed-entries`), rebuilt from scratch whenever it is missing, unreadable, corrupted or
-/// written by another newsgen binary (any rebuild of newsgen invalidates it):
-/// - `<site>/.newsgen/build-<hash of the output folder's absolute path>`: every output file with a fingerprint of everything it was rendered from
-///   (the newsgen binary, config, theme, base URL, --drafts/--future, the hashes of the stories it shows, its
-///   pagination, and "now" where a page depends on it), and the file's size and time after the build. An output
-///   whose fingerprint is unchanged and whose file still has that size and time is neither rendered nor read.
-///   The generated files (sitemaps, news sitemaps, robots.txt) are made in groups (the pages sitemap, each month's
-///   sitemap, the news sitemaps, the index with robots.txt), each with one fingerprint of its inputs, kept with its
-///   files' paths and `lastmod`s: a group whose fingerprint and files are unchanged is not even built.
+/// Besides the engine's trace (`.newsgen/trace`: the parsed stories and what every output task read, see
+/// `StoryRules` and `PageTasks`) and the feed texts of `FeedEntries` (`.newsgen/feed-entries`), rebuilt from scratch
+/// whenever it is missing, unreadable, corrupted or written by another newsgen binary (any rebuild of newsgen
+/// invalidates it):
+/// - `<site>/.newsgen/build-<hash of the output folder's absolute path>`: every output file with the hash of the
+///   task that made it, and the file's size and time after the build. A current task whose files still have that
+///   hash, size and time in this folder is neither run nor are its files read.
 ///   The file is deleted before a build starts renaming files into place and written again after, so an
 ///   interrupted build leaves no cache (the next build is a full one). It is kept out of the output folder so
 ///   that it is never deployed and the output stays byte-identical between builds.
@@ -299,22 +296,11 @@ struct FolderStamps: Sendable, Equatable {
     }
 }
 
-/// `<site>/.newsgen/build-…`: the fingerprint and file stamp of every output of the last build into one folder,
-/// and for each group of generated files (sitemaps, news sitemaps, robots.txt) the fingerprint of its inputs with
-/// its files, so that a build in which a group would be the same neither writes its text nor reads it.
+/// `<site>/.newsgen/build-…`: the fingerprint and file stamp of every output of the last build into one folder.
 struct OutputCache {
     struct Entry: Sendable {
         var fingerprint: UInt64
         var stamp: FileStamp
-    }
-
-    /// A group of generated files (`SiteBuilder.GeneratedGroup`): its name, the fingerprint of everything its text
-    /// is made from, and its files with the newest `lastmod` of each (nil for files that are not sitemaps, or
-    /// when no URL has one), which the index is made from.
-    struct Generated: Sendable, Equatable {
-        var name: String
-        var fingerprint: UInt64
-        var files: [SitemapFile]
     }
 
     /// What the last build was made from (`InputSnapshot.key` and the build's flags), when its output stays right
@@ -330,7 +316,6 @@ struct OutputCache {
         /// The output files, in the order the build listed them, and the entry of each by its place.
         var files = PathTable()
         var entries: [Entry] = []
-        var generated: [Generated] = []
         var inputs: Inputs?
         /// Every folder that holds an entry ("" is the output folder itself) with its stamp after the build: a
         /// folder whose stamp is unchanged has had nothing added, removed or renamed in it since.
@@ -340,7 +325,7 @@ struct OutputCache {
         func entry(_ path: String) -> Entry? { files.place(of: path).map { entries[$0] } }
     }
 
-    static let magic: UInt64 = 0x4E47_4F55_5450_5437   // "NGOUTPT7": what a build that changes nothing needs, first
+    static let magic: UInt64 = 0x4E47_4F55_5450_5438   // "NGOUTPT8": what a build that changes nothing needs, first
 
     static func path(site: String, output: String) -> String {
         var digest = ContentHasher()
@@ -355,7 +340,6 @@ struct OutputCache {
     struct Summary: Sendable {
         var inputs: Inputs?
         var folders: FolderStamps
-        var generated: [Generated]
         var fileCount: Int
         private let bytes: [UInt8]
         private let entriesStart: Int
@@ -376,25 +360,7 @@ struct OutputCache {
                 list.append((folder, stamp))
             }
             folders = FolderStamps(sorted: list)
-            guard folders.isSorted, let groupCount = reader.count() else { return nil }
-            generated = []
-            generated.reserveCapacity(groupCount)
-            for _ in 0..<groupCount {
-                guard let name = reader.string(), let fingerprint = reader.u64(), let fileCount = reader.count() else { return nil }
-                var files: [SitemapFile] = []
-                files.reserveCapacity(fileCount)
-                for _ in 0..<fileCount {
-                    guard let path = reader.string(), let dated = reader.bool() else { return nil }
-                    var lastModified: Timestamp?
-                    if dated {
-                        guard let value = reader.timestamp() else { return nil }
-                        lastModified = value
-                    }
-                    files.append(SitemapFile(path: path, lastModified: lastModified))
-                }
-                generated.append(Generated(name: name, fingerprint: fingerprint, files: files))
-            }
-            guard let count = reader.count() else { return nil }
+            guard folders.isSorted, let count = reader.count() else { return nil }
             fileCount = count
             self.bytes = bytes
             entriesStart = reader.offset
@@ -412,7 +378,7 @@ struct OutputCache {
                 entries.append(Entry(fingerprint: fingerprint, stamp: stamp))
             }
             guard reader.atEnd else { return Contents() }
-            return Contents(files: files, entries: entries, generated: generated, inputs: inputs, folders: folders)
+            return Contents(files: files, entries: entries, inputs: inputs, folders: folders)
         }
     }
 
@@ -428,24 +394,23 @@ struct OutputCache {
     /// build in the same process reads it, which is after the reload event in serve.
     struct Written: Sendable {
         var entries: [(path: String, entry: Entry)]
-        var generated: [Generated]
         var inputs: Inputs?
         var folders: FolderStamps
         /// The paths of `entries` indexed, when an index of the same paths in the same order is at hand.
         var files: PathTable? = nil
 
         var contents: Contents {
-            Contents(files: files ?? PathTable(entries.lazy.map(\.path)), entries: entries.map(\.entry), generated: generated,
-                     inputs: inputs, folders: folders)
+            Contents(files: files ?? PathTable(entries.lazy.map(\.path)), entries: entries.map(\.entry), inputs: inputs,
+                     folders: folders)
         }
     }
 
     static func save(site: String, output: String, written: Written) {
-        let (entries, generated, inputs, folders) = (written.entries, written.generated, written.inputs, written.folders)
+        let (entries, inputs, folders) = (written.entries, written.inputs, written.folders)
         var writer = ByteWriter()
         // Room for the whole cache at once (7 MB at 10,000 stories): each entry is its path and four numbers, each
         // folder its path and three; a growing buffer was copied, and its new pages touched, at every doubling.
-        var size = 256 + generated.reduce(0) { $0 + 64 + $1.files.reduce(0) { $0 + $1.path.utf8.count + 24 } }
+        var size = 256
         for (file, _) in entries { size += file.utf8.count + 40 }
         for folder in folders.folders { size += folder.path.utf8.count + 32 }
         writer.bytes.reserveCapacity(size)
@@ -462,17 +427,6 @@ struct OutputCache {
         for (folder, stamp) in folders.folders {
             writer.string(folder)
             stamp.write(&writer)
-        }
-        writer.int(generated.count)
-        for group in generated {
-            writer.string(group.name)
-            writer.u64(group.fingerprint)
-            writer.int(group.files.count)
-            for file in group.files {
-                writer.string(file.path)
-                writer.bool(file.lastModified != nil)
-                if let lastModified = file.lastModified { writer.timestamp(lastModified) }
-            }
         }
         writer.int(entries.count)
         for (file, entry) in entries {

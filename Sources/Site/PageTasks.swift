@@ -151,8 +151,6 @@ struct PlannedPage: Sendable {
             digest.combine(context.media.outputs[index].path)
             digest.combine(context.media.outputs[index].fingerprint)
             listed = []
-        case .generated, .keptGenerated:
-            preconditionFailure("\(output) is a generated file, not a page")
         }
         stories = listed.map { names[$0].name }
         showingMedia = listed.filter { !context.stories[$0].media.isEmpty }.map { names[$0].name }
@@ -162,7 +160,8 @@ struct PlannedPage: Sendable {
     }
 }
 
-/// Outputs made by tasks of the engine, each staging its files as it runs: the story pages and the other pages.
+/// The outputs of a build as tasks of the engine, each staging its files as it runs: the story pages, the other pages,
+/// and the sitemaps with robots.txt.
 enum PageTasks {
     /// A task's result: the stamp of each file it staged, in order, and the hash of their bytes.
     struct Made: Sendable {
@@ -176,17 +175,21 @@ enum PageTasks {
         var places: Range<Int>
     }
 
-    /// The pages of a build as tasks, with their files and what the build gives them as inputs.
+    /// The outputs of a build as tasks, with their files and what the build gives them as inputs.
     struct Plan {
         var tasks: [Task] = []
-        /// The files of the tasks, in order: the build's list of files starts with them.
+        /// The files of the page tasks, in order: the build's list of files starts with them.
         var paths: [String] = []
+        /// The groups of sitemaps, in order: their files, known once they are made, end the build's list.
+        var sitemaps: [Key] = []
         /// The hash of the media each story shows, by its task name, for those that show any.
         var media: [String: UInt64] = [:]
         var planned: [String: PlannedPage] = [:]
+        var plannedSitemaps: [String: PlannedSitemaps] = [:]
     }
 
-    /// Each story's pages (its files in config order), then each of `pages` (the other outputs the build planned).
+    /// Each story's pages (its files in config order), then each of `pages` (the other outputs the build planned),
+    /// then the groups of sitemaps.
     static func plan(_ pages: [SiteBuilder.Output], context: PageContext, media: PublishedMedia, now: Timestamp) -> Plan {
         let stories = context.stories
         var plan = Plan()
@@ -213,21 +216,28 @@ enum PageTasks {
             plan.paths.append(path)
             plan.planned[path] = PlannedPage(output, context: context, names: names, now: now)
         }
+        for (name, planned) in PlannedSitemaps.plan(stories: stories, links: context.links, now: now) {
+            plan.sitemaps.append(Key(SitemapTasks.kind, name))
+            plan.plannedSitemaps[name] = planned
+        }
         return plan
     }
 
     /// Brings the planned tasks up to date, and with them the stories and the checks the load demanded, and keeps the
     /// engine's trace of them: a task's files are kept when it is current and they are as the last build into this
     /// folder left them; otherwise it runs (again) and stages them. `output`: the output folder, for messages.
+    /// The files are the page tasks' (`plan.paths`), then the sitemaps', group by group.
     static func produce(_ site: inout SiteEngine, _ plan: Plan, rules: [String: Rule], found: FoundOutput,
                         output: String) -> Produced {
         let (tasks, paths) = (plan.tasks, plan.paths)
-        let inputs = PageInputs(files: site.files, themeDigest: site.themeDigest, media: plan.media, planned: plan.planned)
+        let inputs = PageInputs(files: site.files, themeDigest: site.themeDigest, media: plan.media, planned: plan.planned,
+                                sitemaps: plan.plannedSitemaps)
         let count = paths.count
         var changed = Set(inputs.media.keys.map { Key(StoryPages.media, $0) })
         changed.insert(Key(StoryPages.theme))
         for path in inputs.planned.keys { changed.insert(Key(SitePages.planned, path)) }
-        let demand = site.demand + tasks.map(\.key)
+        for name in inputs.sitemaps.keys { changed.insert(Key(SitemapTasks.planned, name)) }
+        let demand = site.demand + tasks.map(\.key) + plan.sitemaps
         var report = site.engine.run(demand: demand, inputs: inputs, changed: changed, extra: rules)
         // A current task whose files are not all as this folder's cache says (lost, or made for another folder) runs
         // again for their bytes: looked at after the run, which mostly leaves nothing to look at twice.
@@ -242,6 +252,17 @@ enum PageTasks {
                 if keptStamps[place] == nil { again.insert(task.key) }
             }
         }
+        // A current group of sitemaps: its files are those its recorded result lists.
+        var keptSitemaps: [Key: SitemapTasks.Made] = [:]
+        for key in plan.sitemaps where report.ran[key] == nil {
+            guard site.engine.recordedHash(of: key) != nil else { continue }   // failed
+            guard var made = site.engine.recordedValue(of: key, codec: SitemapTasks.codec) as? SitemapTasks.Made else {
+                again.insert(key)
+                continue
+            }
+            made.stamps = made.files.map { found.kept($0.path, fingerprint: made.hash) }
+            if made.stamps.contains(nil) { again.insert(key) } else { keptSitemaps[key] = made }
+        }
         if !again.isEmpty {
             let more = site.engine.run(demand: demand, inputs: inputs, changed: [], again: again, extra: rules)
             report.ran.merge(more.ran) { _, new in new }
@@ -251,8 +272,9 @@ enum PageTasks {
         site.changed = site.changed || !report.ran.isEmpty || !report.dropped.isEmpty
         var produced = Produced()
         for failure in report.failures.values.sorted(by: { $0.key < $1.key }) {
-            produced.failures.append(OutputWork.diagnostic(failure.reason, output: output))
+            produced.failures.append(Produced.diagnostic(failure.reason, output: output))
         }
+        produced.paths = paths
         produced.fingerprints.reserveCapacity(count)
         produced.stamps.reserveCapacity(count)
         for (index, task) in tasks.enumerated() {
@@ -265,12 +287,21 @@ enum PageTasks {
                 produced.stamps += keptStamps[task.places]
             }
         }
+        for key in plan.sitemaps {
+            let ran = report.ran[key] as? SitemapTasks.Made
+            guard let made = ran ?? keptSitemaps[key] else { continue }   // failed
+            produced.paths += made.files.map(\.path)
+            produced.fingerprints += repeatElement(made.hash, count: made.files.count)
+            produced.stamps += made.stamps
+            if ran != nil { produced.rendered += made.files.count }
+        }
         return produced
     }
 }
 
 /// The inputs of a build's engine run: the site's files, folders and options (`SiteFiles`), the theme, the media each
-/// story shows, as the build's media step published them, and what the build planned for each page.
+/// story shows, as the build's media step published them, and what the build planned for each page and each group
+/// of sitemaps.
 struct PageInputs: InputProvider {
     let files: SiteFiles
     let themeDigest: UInt64
@@ -278,9 +309,12 @@ struct PageInputs: InputProvider {
     let media: [String: UInt64]
     /// By page path.
     let planned: [String: PlannedPage]
+    /// By group name.
+    let sitemaps: [String: PlannedSitemaps]
 
     func provides(_ kind: String) -> Bool {
-        kind == StoryPages.theme || kind == StoryPages.media || kind == SitePages.planned || files.provides(kind)
+        kind == StoryPages.theme || kind == StoryPages.media || kind == SitePages.planned || kind == SitemapTasks.planned
+            || files.provides(kind)
     }
 
     func hash(of input: Key) throws -> UInt64 {
@@ -288,6 +322,7 @@ struct PageInputs: InputProvider {
         case StoryPages.theme: themeDigest
         case StoryPages.media: media[input.name] ?? 0
         case SitePages.planned: planned[input.name]?.hash ?? 0
+        case SitemapTasks.planned: sitemaps[input.name]?.hash ?? 0
         default: try files.hash(of: input)
         }
     }
@@ -299,6 +334,11 @@ struct PageInputs: InputProvider {
         case SitePages.planned:
             guard let planned = planned[input.name] else {
                 throw FileSystem.Failure(path: input.name, reason: "no such page in this build")
+            }
+            return Output(planned, hash: planned.hash)
+        case SitemapTasks.planned:
+            guard let planned = sitemaps[input.name] else {
+                throw FileSystem.Failure(path: input.name, reason: "no such group of sitemaps in this build")
             }
             return Output(planned, hash: planned.hash)
         default:

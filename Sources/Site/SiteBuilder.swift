@@ -1,7 +1,5 @@
-import Dispatch
 import Incremental
 import Markdown
-import Synchronization
 import Templates
 
 public struct BuildOptions: Sendable {
@@ -37,18 +35,12 @@ public struct BuildReport: Sendable, Hashable {
 /// parallel into the staging area → commit (rename into place, remove stale files).
 /// Any error before the commit leaves the previous site exactly as it was.
 public enum SiteBuilder {
-    /// The few large cases are boxed (`indirect`): every value is as large as the largest case.
-    /// Every output but the story pages, which are tasks of the engine (`StoryPages`).
+    /// A page of the site but the story pages (`StoryPages`), made by a task of the engine (`SitePages`). The few
+    /// large cases are boxed (`indirect`): every value is as large as the largest case.
     enum Output: Sendable {
         case front(Language)
         indirect case category(CategoryListing)
         indirect case feed(FeedScope, Language, FeedFormat)
-        /// A sitemap, news sitemap or robots.txt, built on another thread while the pages render (a file's split
-        /// depends on its size). `inputs`: the fingerprint of its group (`GeneratedGroup`).
-        case generated(GeneratedFile, inputs: UInt64)
-        /// A generated file whose group the last build made from the same inputs and which is still as it left
-        /// it: its text is neither built nor read (only its path is known).
-        case keptGenerated(String, inputs: UInt64)
         case root
         case notFound
         case staticFile(String)
@@ -137,38 +129,20 @@ public enum SiteBuilder {
         let survey = survey.flatMap { $0.site == edition.directory && $0.output == output && $0.clean == options.clean ? $0 : nil }
             ?? OutputSurvey(site: edition.directory, output: output, clean: options.clean)
         let found = FoundOutput(survey.findings())
-        let work = OutputWork(stories: stories, context: context, now: now, options: markdownOptions, found: found,
-                              writer: writer)
-        // The sitemaps, news sitemaps and robots.txt, in groups: made and staged on another thread while the pages
-        // render, staged at once so that their bytes (a line per page) are not held to the end of the build. A group
-        // whose inputs are unchanged and whose files are as the last build left them is kept without being built.
-        let generatedFiles = Mutex<(paths: [String], produced: Produced, groups: [OutputCache.Generated])>(([], Produced(), []))
-        let generating = DispatchGroup()
-        DispatchQueue.global().async(group: generating) {
-            let (outputs, groups) = generatedOutputs(stories: stories, context: context, base: baseFingerprint, now: now,
-                                                     cached: found.cached.generated) { path, fingerprint in
-                found.kept(path, fingerprint: fingerprint) != nil
-            }
-            let paths = outputs.map { path($0, stories: stories, context: context) }
-            let produced = work.produce(outputs, at: paths)
-            generatedFiles.withLock { $0 = (paths, produced, groups) }
-        }
-        // Every page through the engine: the story pages first (where the last build listed them), then the others.
+        // Every output through the engine: the story pages first (where the last build listed them), then the other
+        // pages, then the sitemaps.
         let outputs = plan(stories: stories, context: context, now: now)
         let pages = PageTasks.plan(outputs, context: context, media: media, now: now)
-        var paths = pages.paths
-        let counter = progress.map { BuildProgress(total: paths.count, report: $0) }
+        let counter = progress.map { BuildProgress(total: pages.paths.count, report: $0) }
         let rules = [
             StoryPages.kind: StoryPages.rule(context: context, writer: writer, options: markdownOptions, progress: counter),
             SitePages.kind: SitePages.rule(context: context, writer: writer, now: now, options: markdownOptions,
                                            progress: counter),
+            SitemapTasks.kind: SitemapTasks.rule(context: context, writer: writer, now: now),
         ]
-        var produced = PageTasks.produce(&site, pages, rules: rules, found: found, output: writer.directory)
+        let produced = PageTasks.produce(&site, pages, rules: rules, found: found, output: writer.directory)
         site.finish()
-        generating.wait()
-        let (generatedPaths, producedGenerated, generatedGroups) = generatedFiles.withLock { $0 }
-        paths += generatedPaths
-        produced.append(producedGenerated)
+        let paths = produced.paths
         if !produced.failures.isEmpty {
             writer.abort()
             throw SiteError(produced.failures)
@@ -189,8 +163,7 @@ public enum SiteBuilder {
                old.stories == new.stories, old.builtAt <= new.builtAt {
                 inputs = old   // the same output since the earlier time: the cache need not be written again
             }
-            let untouched = produced.rendered == 0 && cached.files.count == paths.count
-                && inputs == cached.inputs && generatedGroups == cached.generated
+            let untouched = produced.rendered == 0 && cached.files.count == paths.count && inputs == cached.inputs
             // No cache while files are being replaced: an interrupted commit leads to a full build next time.
             if !untouched { OutputCache.remove(site: edition.directory, output: output) }
             let summary = try writer.commit(files: paths, existing: found.files)
@@ -205,8 +178,7 @@ public enum SiteBuilder {
             // The new cache's stamps and folders are looked at under the lock, but serve does it after the reload event.
             let (made, record, files) = (produced, inputs, paths)
             survey.leave(.written({
-                newCache(paths: files, produced: made, summary: summary, found: found, output: output,
-                         generated: generatedGroups, inputs: record)
+                newCache(paths: files, produced: made, summary: summary, found: found, output: output, inputs: record)
             }), lock: lock)
             return report
         } catch {
@@ -220,7 +192,7 @@ public enum SiteBuilder {
     /// stamp it was kept with, the stamp it was written with, or the one it has now), and the stamps of the folders,
     /// looked at again only where entries may have changed.
     static func newCache(paths: [String], produced: Produced, summary: OutputWriter.Summary, found: FoundOutput,
-                         output: String, generated: [OutputCache.Generated], inputs: OutputCache.Inputs?) -> OutputCache.Written {
+                         output: String, inputs: OutputCache.Inputs?) -> OutputCache.Written {
         var stamps = produced.stamps
         let unknown = stamps.indices.filter { stamps[$0] == nil }
         for (index, stamp) in zip(unknown, FileSystem.stamps(of: unknown.map { paths[$0] }, under: output)) {
@@ -248,7 +220,7 @@ public enum SiteBuilder {
         let folders = found.folderStamps.updated(with: Array(zip(rechecked, FileSystem.stamps(of: rechecked, under: output, folders: true))))
         // The same files as the last build, in the same order: its index of them serves this one's record too.
         let files = entries.count == found.cached.files.count && found.cached.files.paths == paths ? found.cached.files : nil
-        return OutputCache.Written(entries: entries, generated: generated, inputs: inputs, folders: folders, files: files)
+        return OutputCache.Written(entries: entries, inputs: inputs, folders: folders, files: files)
     }
 
     /// The report of a build that has nothing to do, or nil when there may be something: the output folder is as
@@ -450,7 +422,7 @@ public enum SiteBuilder {
     }
 
     /// Every output except the story pages (`StoryPages`) and the sitemaps, news sitemaps and robots.txt
-    /// (`generatedOutputs`).
+    /// (`SitemapTasks`).
     static func plan(stories: [Story], context: PageContext, now: Timestamp) -> [Output] {
         let config = context.config
         var others: [Output] = []
@@ -480,8 +452,6 @@ public enum SiteBuilder {
         case .category(let listing):
             return Permalinks.file(for: links.category(listing.category, listing.language, page: listing.page))
         case .feed(let scope, let language, let format): return links.feed(scope, language, format)
-        case .generated(let file, _): return file.path
-        case .keptGenerated(let path, _): return path
         case .root: return "index.html"
         case .notFound: return "404.html"
         case .staticFile(let file): return "static/" + file
@@ -520,11 +490,6 @@ public enum SiteBuilder {
         case .feed(let scope, let language, let format):
             let feed = try context.feed(scope, language, now: now, options: options)
             return FeedWriter.bytes(feed, as: format)
-        case .generated(let file, _):
-            return file.utf8
-        case .keptGenerated(let path, _):
-            // Never reached: a kept file passed the same cache check before planning.
-            throw FileSystem.Failure(path: path, reason: "the build cache changed during the build; build again")
         case .root, .notFound:
             let language = config.defaultLanguage
             var value = context.base(language, kind: output.isRoot ? "root" : "404",
@@ -553,13 +518,4 @@ public enum SiteBuilder {
 extension SiteBuilder.Output {
     var isRoot: Bool { if case .root = self { return true } else { return false } }
 
-    /// What a generated file is made from: its group's inputs and its path (every other output is a task of the
-    /// engine, which knows what it read).
-    var generatedFingerprint: UInt64 {
-        switch self {
-        case .generated(let file, let inputs): SiteBuilder.generatedFileFingerprint(file.path, inputs: inputs)
-        case .keptGenerated(let path, let inputs): SiteBuilder.generatedFileFingerprint(path, inputs: inputs)
-        default: preconditionFailure("\(self) is a task of the engine, not a generated file")
-        }
-    }
 }

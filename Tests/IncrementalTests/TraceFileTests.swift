@@ -56,6 +56,21 @@ import Testing
         #expect(invocations.take() == [Toy.count("a"), Toy.count("b"), Toy.report])
     }
 
+    /// A kept result is there to be asked for without a run, from a rule the engine has only for some runs
+    /// (`extra`): from the trace file's bytes, or from memory once the task ran in this process.
+    @Test func aKeptResultIsReadWithoutARun() throws {
+        var rules = Toy.rules(invocations, keepCounts: true)
+        let countRule = rules.removeValue(forKey: "count")!
+        var engine = Engine(rules: rules, world: 1)
+        _ = engine.run(demand: [Toy.report], inputs: Toy.files, extra: ["count": countRule])
+        #expect(engine.recordedValue(of: Toy.count("a"), codec: Toy.countCodec) as? Int == 3, "in memory")
+        try engine.save(to: path)
+        let (loaded, _) = Engine.load(from: path, rules: rules, world: 1)
+        #expect(loaded.recordedValue(of: Toy.count("b"), codec: Toy.countCodec) as? Int == 2, "from the file")
+        #expect(loaded.recordedValue(of: Toy.count("z"), codec: Toy.countCodec) == nil)
+        #expect(loaded.recordedValue(of: Toy.report, codec: Toy.countCodec) == nil, "a result kept by its hash only")
+    }
+
     @Test func aKeptResultIsDecodedOnceByTheEngineThatLoadedIt() throws {
         _ = try saveFirstRun()
         let decodes = Mutex(0)

@@ -388,39 +388,33 @@ import TestSupport
         #expect(Sitemap.monthName(year: 2026, month: 2) == "sitemap-2026-02")
     }
 
-    /// The generated files of a small site, built without a cache.
-    static func generated(_ files: [String: String], extra: String = "", cached: [OutputCache.Generated] = [],
-                          isKept: (String, UInt64) -> Bool = { _, _ in false },
-                          change: (inout [Story]) -> Void = { _ in }) throws
-        -> (outputs: [SiteBuilder.Output], groups: [OutputCache.Generated], files: [String: String]) {
+    /// The small site's files with `newsgen.yml` (`extra` added to it).
+    static func site(_ files: [String: String], extra: String = "") throws -> TemporarySite {
         var all = files
         all["newsgen.yml"] = FixtureConfig.threeLanguages(title: "{ en: Test News, fr: Les Nouvelles Test, zh-Hans: 测试新闻 }",
                                                           extra: "page_size: 1\nmissing_language: skip" + (extra.isEmpty ? "" : "\n" + extra))
-        let site = try TemporarySite(files: all)
-        let edition = try Edition.load(directory: site.path)
-        var stories = edition.stories
-        change(&stories)
-        let clock = ReaderClock(timeZone: edition.config.timeZone, languages: edition.config.languages)
-        let links = Permalinks(config: edition.config, clock: clock)
-        let context = PageContext(edition: edition, links: links, clock: clock, stories: stories)
-        let result = SiteBuilder.generatedOutputs(stories: stories, context: context, base: 1, now: Self.now,
-                                                  cached: cached, isKept: isKept)
-        var texts: [String: String] = [:]
-        for output in result.outputs {
-            if case .generated(let file, _) = output { texts[file.path] = file.text }
-        }
-        return (result.outputs, result.groups, texts)
+        return try TemporarySite(files: all)
+    }
+
+    /// Builds a site into `site/` as `newsgen build` does at `now`, and gives the paths of its sitemaps and
+    /// robots.txt in the order the build lists them (the index's order), with their texts.
+    static func build(_ site: TemporarySite) throws -> (paths: [String], files: [String: String]) {
+        let lock = try BuildLock.acquire(site: site.path, output: nil, timeout: 10) { _ in }
+        defer { lock.release() }
+        let edition = try Edition.load(directory: site.path, cache: .readWrite(lock))
+        _ = try SiteBuilder.build(edition, options: BuildOptions(filter: EditionFilter(now: Self.now)), lock: lock)
+        let listed = try String(contentsOfFile: site.path + "/site/sitemap.xml", encoding: .utf8)
+            .components(separatedBy: "<loc>https://news.example.com/").dropFirst().map { String($0.prefix { $0 != "<" }) }
+        let robots = try String(contentsOfFile: site.path + "/site/robots.txt", encoding: .utf8)
+        let news = robots.components(separatedBy: "Sitemap: https://news.example.com/").dropFirst()
+            .map { String($0.prefix { $0 != "\n" }) }.filter { $0.hasPrefix("news-sitemap") }
+        let paths = listed + news + ["sitemap.xml", "robots.txt"]
+        var files: [String: String] = [:]
+        for path in paths { files[path] = try String(contentsOfFile: site.path + "/site/" + path, encoding: .utf8) }
+        return (paths, files)
     }
 
     static let now = Timestamp(secondsSinceEpoch: 1_795_964_400)   // 2026-11-29T15:00:00Z
-
-    static func path(_ output: SiteBuilder.Output) -> String {
-        switch output {
-        case .generated(let file, _): return file.path
-        case .keptGenerated(let path, _): return path
-        default: return ""
-        }
-    }
 
     static let site = [
         "content/world/new.md": story("new", "2026-11-29T14:00:00Z"),
@@ -429,10 +423,9 @@ import TestSupport
     ]
 
     @Test func anIndexOfThePagesFileAndOneFilePerMonthNewestFirst() throws {
-        let (outputs, groups, files) = try Self.generated(Self.site)
-        #expect(outputs.map(Self.path) == ["sitemap-pages.xml", "sitemap-2026-11.xml", "sitemap-2026-10.xml",
-                                                         "news-sitemap.xml", "sitemap.xml", "robots.txt"])
-        #expect(groups.map(\.name) == ["pages", "sitemap-2026-11", "sitemap-2026-10", "news", "index"])
+        let (paths, files) = try Self.build(try Self.site(Self.site))
+        #expect(paths == ["sitemap-pages.xml", "sitemap-2026-11.xml", "sitemap-2026-10.xml", "news-sitemap.xml",
+                          "sitemap.xml", "robots.txt"])
         let index = try #require(files["sitemap.xml"])
         #expect(index.contains("""
           <sitemap>
@@ -484,15 +477,13 @@ import TestSupport
         """))
         // A list with no story has no lastmod.
         #expect(pages.contains("<loc>https://news.example.com/zh-hans/world/</loc>\n    <xhtml:link"))
-        let lastModified = try Timestamp.parse("2026-10-20T09:00:00Z").get()
-        #expect(groups.first { $0.name == "sitemap-2026-10" }?.files == [SitemapFile(path: "sitemap-2026-10.xml", lastModified: lastModified)])
     }
 
     @Test func aFilePastMaxURLsIsSplitAndTheIndexNamesEveryPart() throws {
         var site = Self.site
         site["content/world/third.md"] = Self.story("third", "2026-11-10T09:00:00Z")
-        let (_, groups, files) = try Self.generated(site, extra: "sitemaps: { max_urls: 3 }")
-        #expect(groups.first { $0.name == "sitemap-2026-11" }?.files.map(\.path) == ["sitemap-2026-11.xml", "sitemap-2026-11-2.xml"])
+        let (paths, files) = try Self.build(try Self.site(site, extra: "sitemaps: { max_urls: 3 }"))
+        #expect(paths.filter { $0.hasPrefix("sitemap-2026-11") } == ["sitemap-2026-11.xml", "sitemap-2026-11-2.xml"])
         #expect(files["sitemap-2026-11.xml"]?.components(separatedBy: "<url>").count == 4)
         #expect(files["sitemap-2026-11-2.xml"]?.components(separatedBy: "<url>").count == 4)
         let index = try #require(files["sitemap.xml"])
@@ -505,42 +496,52 @@ import TestSupport
         #expect(index.contains("<loc>https://news.example.com/sitemap-2026-11-2.xml</loc>\n    <lastmod>2026-11-10T09:00:00Z</lastmod>"))
     }
 
-    /// The build cache's side: a group whose inputs are unchanged and whose files are kept is not built; a change
-    /// in one month builds that month, the pages file and the index, and no other month.
-    @Test func onlyTheGroupsWhoseInputsChangedAreBuilt() throws {
-        let (first, groups, _) = try Self.generated(Self.site)
-        var fingerprints: [String: UInt64] = [:]
-        for output in first {
-            if case .generated(let file, let inputs) = output { fingerprints[file.path] = SiteBuilder.generatedFileFingerprint(file.path, inputs: inputs) }
-        }
-        let isKept: (String, UInt64) -> Bool = { fingerprints[$0] == $1 }
-        let same = try Self.generated(Self.site, cached: groups, isKept: isKept)
-        #expect(same.files.isEmpty)
-        #expect(same.outputs.map(Self.path) == first.map(Self.path))
-        #expect(same.groups == groups)
-        // The October story's metadata changes (not its lastmod): its month and the pages file are built; the
-        // index, whose files and lastmods are the same, is not.
-        let title = try Self.generated(Self.site, cached: groups, isKept: isKept) { stories in
-            if let place = stories.firstIndex(where: { $0.slug == "october" }) { stories[place].metadataHash &+= 1 }
-        }
-        #expect(Set(title.files.keys) == ["sitemap-pages.xml", "sitemap-2026-10.xml"])
-        #expect(title.files["sitemap-2026-10.xml"] == first.compactMap { output -> String? in
-            if case .generated(let file, _) = output, file.path == "sitemap-2026-10.xml" { return file.text } else { return nil }
-        }.first)
-        // Its `updated` changes: the month's lastmod in the index too.
-        let updated = try Self.generated(Self.site, cached: groups, isKept: isKept) { stories in
-            if let place = stories.firstIndex(where: { $0.slug == "october" }) {
-                stories[place].metadataHash &+= 1
-                stories[place].updated = Timestamp(secondsSinceEpoch: 1_793_000_000)
+    /// A group of sitemaps is a task of the engine: a rebuild makes only the groups whose inputs changed. A change
+    /// in one month's story makes that month, the pages file and (when a `lastmod` moves) the index, and no other
+    /// month. What a build made is seen in files altered behind its back (same size, time and inode, so taken as
+    /// the last build left them): a group that is made again puts its true bytes back, one that is not leaves them.
+    @Test func onlyTheGroupsWhoseInputsChangedAreMade() throws {
+        let site = try Self.site(Self.site)
+        let first = try Self.build(site)
+        func alter(_ paths: [String]) throws {
+            for path in paths {
+                let file = site.path + "/site/" + path
+                var info = stat()
+                try #require(stat(file, &info) == 0)
+                let handle = try #require(FileHandle(forUpdatingAtPath: file))
+                try handle.seek(toOffset: 0)
+                try handle.write(contentsOf: Data("<!--x".utf8))   // over "<?xml": same size, same inode
+                try handle.close()
+                let times = [info.st_atim, info.st_mtim]   // to the nanosecond
+                try #require(utimensat(AT_FDCWD, file, times, 0) == 0)
             }
         }
-        #expect(Set(updated.files.keys) == ["sitemap-pages.xml", "sitemap-2026-10.xml", "sitemap.xml", "robots.txt"])
-        #expect(updated.groups.map(\.name) == groups.map(\.name))
-        // A file of a group that is not as the cache says (edited or deleted) makes its group built.
-        let damaged = try Self.generated(Self.site, cached: groups, isKept: { $0 != "news-sitemap.xml" && isKept($0, $1) })
-        #expect(Set(damaged.files.keys) == ["news-sitemap.xml"])
-        // Without a cache, everything is built.
-        #expect(try Self.generated(Self.site, isKept: isKept).files.count == 6)
+        func altered() throws -> Set<String> {
+            Set(try first.paths.filter { try String(contentsOfFile: site.path + "/site/" + $0, encoding: .utf8).hasPrefix("<!--x") })
+        }
+        let sitemaps = first.paths.filter { $0.hasSuffix(".xml") }
+        try alter(sitemaps)
+        _ = try Self.build(site)
+        #expect(try altered() == Set(sitemaps), "nothing changed, so no group is made")
+        // The October story's title changes (it shows in no URL set, and not in the news sitemap, which lists only
+        // the last 48 hours): its month and the pages file are made again, with the same bytes; nothing else is.
+        try site.write("content/sports/october.md", try site.read("content/sports/october.md")
+            .replacingOccurrences(of: "{ en: october in English", with: "{ en: October again in English"))
+        _ = try Self.build(site)
+        #expect(try altered() == Set(sitemaps).subtracting(["sitemap-pages.xml", "sitemap-2026-10.xml"]))
+        // Its `updated` time changes: the month's `lastmod` in the index too, and so the index and robots.txt.
+        try alter(["sitemap-pages.xml", "sitemap-2026-10.xml"])
+        try site.write("content/sports/october.md", try site.read("content/sports/october.md")
+            .replacingOccurrences(of: "published: 2026-10-20T09:00:00Z", with: "published: 2026-10-20T09:00:00Z\nupdated: 2026-10-21T09:00:00Z"))
+        let updated = try Self.build(site)
+        #expect(try altered() == ["sitemap-2026-11.xml", "news-sitemap.xml"])
+        #expect(updated.files["sitemap.xml"]?.contains("<lastmod>2026-10-21T09:00:00Z</lastmod>") == true)
+        #expect(updated.paths == first.paths)
+        // A file of a group that is not as the last build left it (here deleted) makes its group again.
+        try FileManager.default.removeItem(atPath: site.path + "/site/news-sitemap.xml")
+        _ = try Self.build(site)
+        let left = try altered()
+        #expect(left == ["sitemap-2026-11.xml"], "\(left)")
     }
 }
 

@@ -1,4 +1,3 @@
-import Markdown
 import Synchronization
 import Templates
 
@@ -44,53 +43,15 @@ struct FoundOutput: Sendable {
     }
 }
 
-/// What producing a list of outputs gave: each one's fingerprint, and the stamp its file has once the build is
-/// committed (nil where it is not known), by place in the list; how many were rendered; what went wrong.
+/// What producing a build's outputs gave: its files in order, and by place each one's fingerprint (the hash of the
+/// task that made it) and the stamp its file has once the build is committed (nil where it is not known); how many
+/// were made; what went wrong.
 struct Produced: Sendable {
+    var paths: [String] = []
     var fingerprints: [UInt64] = []
     var stamps: [FileStamp?] = []
     var rendered = 0
     var failures: [Diagnostic] = []
-
-    mutating func append(_ other: Produced) {
-        fingerprints += other.fingerprints
-        stamps += other.stamps
-        rendered += other.rendered
-        failures += other.failures
-    }
-}
-
-/// Producing the generated files (sitemaps, robots.txt): each is kept when the output folder holds it as the last
-/// build made it from the same inputs, or staged in the writer.
-struct OutputWork: Sendable {
-    let stories: [Story]
-    let context: PageContext
-    let now: Timestamp
-    let options: MarkdownOptions
-    let found: FoundOutput
-    let writer: OutputWriter
-
-    /// `outputs`, whose files are `paths`, in order; a failure stops the rest.
-    func produce(_ outputs: some Collection<SiteBuilder.Output>, at paths: [String]) -> Produced {
-        var produced = Produced()
-        for (output, path) in zip(outputs, paths) {
-            let fingerprint = output.generatedFingerprint
-            produced.fingerprints.append(fingerprint)
-            if let stamp = found.kept(path, fingerprint: fingerprint) {
-                produced.stamps.append(stamp)
-                continue
-            }
-            produced.rendered += 1
-            do {
-                let bytes = try SiteBuilder.render(output, stories: stories, context: context, now: now, options: options)
-                produced.stamps.append(try writer.stage(path, bytes))
-            } catch {
-                produced.failures.append(Self.diagnostic(error, output: writer.directory))
-                return produced
-            }
-        }
-        return produced
-    }
 
     static func diagnostic(_ error: any Error, output: String) -> Diagnostic {
         switch error {
