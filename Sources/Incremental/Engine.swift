@@ -30,6 +30,9 @@ public struct Engine: Sendable {
     /// another world is ignored.
     public let world: UInt64
     var rules: [String: Rule]
+    /// The codec of every kind of result kept as bytes, from the rules of every run so far (a run's `extra` rules
+    /// included): a result is encoded when the trace is saved, not when it is made.
+    var codecs: [String: Codec] = [:]
     var trace = Trace()
     var roots: Set<Key> = []
     /// The trace file as this engine last read or wrote it, and the keys whose entries changed since (added,
@@ -57,6 +60,13 @@ public struct Engine: Sendable {
     public init(rules: [String: Rule], world: UInt64) {
         self.rules = rules
         self.world = world
+        noteCodecs(rules)
+    }
+
+    private mutating func noteCodecs(_ rules: [String: Rule]) {
+        for (kind, rule) in rules {
+            if case .bytes(let codec) = rule.keep { codecs[kind] = codec }
+        }
     }
 
     /// How many tasks and inputs the trace records (failed ones included).
@@ -101,6 +111,7 @@ public struct Engine: Sendable {
                              valuesOfDemand: Bool = false, extra: [String: Rule] = [:], partial: Bool = false) -> Report {
         let ownRules = rules
         rules.merge(extra) { _, new in new }
+        noteCodecs(extra)
         defer { rules = ownRules }
         var changedHashes = findChanges(inputs: inputs, candidates: changed)
         changedHashes.merge(uncheckedInputs) { found, _ in found }
@@ -190,16 +201,16 @@ public struct Engine: Sendable {
                 trace[key] = Entry(hash: hash, isInput: true, dependencies: [])
             case .verified, .decoded:
                 if done.value != nil, rules[key.kind]?.keepsValue == true { trace[key]?.value = done.value }
-            case .ran(let dependencies, let kept):
+            case .ran(let dependencies):
                 report.ran[key] = done.value
                 let old = trace[key]
-                // A task run again only for its value (one kept in memory only) mostly has the entry it had.
-                if old.map({ $0.failed || $0.isInput || $0.hash != done.hash || $0.dependencies != dependencies
-                             || $0.kept != kept }) ?? true {
-                    touched.insert(key)
-                }
+                // A task run again only for its value (one kept in memory only) mostly has the entry it had; the same
+                // hash stands for the same value, so its kept bytes are still right.
+                let same = old.map { !$0.failed && !$0.isInput && $0.hash == done.hash && $0.dependencies == dependencies }
+                    ?? false
+                if !same { touched.insert(key) }
                 relink(key, old?.dependencies, dependencies)
-                trace[key] = Entry(hash: done.hash, isInput: false, dependencies: dependencies, kept: kept,
+                trace[key] = Entry(hash: done.hash, isInput: false, dependencies: dependencies, kept: same ? old?.kept : nil,
                                    value: rules[key.kind]?.keepsValue == true ? done.value : nil)
             }
         }
@@ -484,7 +495,8 @@ struct Entry: Sendable {
     }
     private var ownDependencies: [Dependency]
     private var recordedDependencies: (segment: RecordedSegment, offset: Int)?
-    /// The codec's bytes for a kept result (a slice of the trace file's bytes when it was read from there).
+    /// The codec's bytes for a kept result, when it was read from the trace file (a slice of its bytes); a result
+    /// made by a run has its value instead, encoded when the trace is saved.
     var kept: ArraySlice<UInt8>? = nil
     /// The kept result, decoded (in memory only).
     var value: (any Sendable)? = nil

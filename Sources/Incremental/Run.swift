@@ -269,10 +269,7 @@ final class Run: Sendable {
                 let output = try rule.compute(key, fetch)
                 let reads = fetch.close()
                 if let failure = reads.failure { return .failed(failure, read: reads.dependencies) }
-                var kept: ArraySlice<UInt8>? = nil
-                if case .bytes(let codec) = rule.keep { kept = codec.encode(output.value)?[...] }
-                return .done(Done(hash: output.hash, value: output.value,
-                                  kind: .ran(dependencies: reads.dependencies, kept: kept)))
+                return .done(Done(hash: output.hash, value: output.value, kind: .ran(dependencies: reads.dependencies)))
             } catch {
                 return .failed(error as? TaskError ?? TaskError(key: key, reason: error), read: fetch.close().dependencies)
             }
@@ -301,7 +298,7 @@ struct Done: Sendable {
         case verified
         /// A clean entry's kept result, decoded for a dependent that needed the value.
         case decoded
-        case ran(dependencies: [Dependency], kept: ArraySlice<UInt8>?)
+        case ran(dependencies: [Dependency])
     }
 
     var hash: UInt64

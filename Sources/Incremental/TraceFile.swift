@@ -7,7 +7,7 @@ import Glibc
 /// Layout (integers little-endian; "n" is a LEB128 unsigned number):
 ///
 ///     header   "NGTRACE\0", format version (4 bytes), world (8)
-///     segments each: payload size (8), checksum of the payload (8), payload
+///     segments each: payload size (8), checksum of the payload (8, `Engine.checksum`), payload
 ///     payload  n kinds, each n bytes of UTF-8
 ///              n keys, each: n kind index, n bytes of UTF-8 name
 ///              n entries, each: n key index, flags (1: input, 4: kept bytes follow, 8: failed), hash (8),
@@ -23,12 +23,26 @@ import Glibc
 /// is not written again each time one of them is added or removed. A load reads the first segment in place
 /// (`RecordedSegment`): an entry is made only when it is looked up, its kept bytes a slice of the file's bytes.
 ///
+/// A whole trace is written as it is encoded, a few blocks at a time (the header's size and checksum last), and a kept
+/// result is encoded only then: so a save never holds a second copy of the trace, nor the bytes of every result made
+/// since the load.
+///
 /// A file that is missing, short, of another version or world, or in which any segment's checksum or contents do
 /// not add up is ignored as a whole: the run after it is a full one (after a crash in the middle of an append, say).
 extension Engine {
     static let magic = Array("NGTRACE\0".utf8)
-    static let formatVersion: UInt32 = 2
+    static let formatVersion: UInt32 = 3
     static let segmentHeaderSize = 16
+    /// The checksum hashes a payload in blocks of this size, so that a payload written as it is made is hashed on
+    /// the way.
+    static let checksumBlock = 1 << 16
+
+    /// The checksum of a segment's payload: its blocks, then its size.
+    static func checksum(_ payload: ArraySlice<UInt8>) -> UInt64 {
+        var checksum = SegmentChecksum()
+        checksum.add(payload)
+        return checksum.value(size: payload.count)
+    }
 
     /// What `load` made of the trace file.
     public enum TraceStatus: Equatable, Sendable {
@@ -62,23 +76,28 @@ extension Engine {
         unchecked = []   // (the unchecked inputs still have their old hashes in it: a load finds them changed)
         if let file, file.path == path, file.isCurrent {
             if unsaved.isEmpty, roots == file.roots { return }
-            let segment = encodeSegment(changes: unsaved, rootsBefore: file.roots)
-            if file.size + segment.count <= 2 * file.firstSegment {
-                try append(segment, to: file)
+            var segment = SegmentOutput()
+            encodeSegment(changes: unsaved, rootsBefore: file.roots, into: &segment)
+            let bytes = segment.finishInMemory()
+            if file.size + bytes.count <= 2 * file.firstSegment {
+                try append(bytes, to: file)
                 return
             }
         }
         var header = Self.magic
         withUnsafeBytes(of: Self.formatVersion.littleEndian) { header += $0 }
         withUnsafeBytes(of: world.littleEndian) { header += $0 }
-        // Written after the header rather than joined to it, which would briefly hold the whole trace twice.
-        let segment = encodeSegment(changes: nil, rootsBefore: [])
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw TraceFileError(path: temporary, reason: Self.lastError()) }
         var info = stat()
-        if let reason = Self.write(header, to: fd) ?? Self.write(segment, to: fd)
-            ?? (fstat(fd, &info) == 0 ? nil : Self.lastError()) {
+        var segment = SegmentOutput(file: fd, at: header.count)
+        var reason = Self.write(header[...], to: fd)
+        if reason == nil {
+            encodeSegment(changes: nil, rootsBefore: [], into: &segment)
+            reason = segment.finishInFile() ?? (fstat(fd, &info) == 0 ? nil : Self.lastError())
+        }
+        if let reason {
             close(fd)
             unlink(temporary)
             throw TraceFileError(path: temporary, reason: reason)
@@ -93,8 +112,8 @@ extension Engine {
             file = nil
             throw TraceFileError(path: path, reason: reason)
         }
-        file = TraceFileState(path: path, identity: FileIdentity(info), size: header.count + segment.count,
-                              firstSegment: segment.count, roots: roots)
+        file = TraceFileState(path: path, identity: FileIdentity(info), size: Int(info.st_size),
+                              firstSegment: Int(info.st_size) - header.count, roots: roots)
         unsaved = []
     }
 
@@ -102,7 +121,7 @@ extension Engine {
         let fd = open(state.path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard fd >= 0 else { throw TraceFileError(path: state.path, reason: Self.lastError()) }
         defer { close(fd) }
-        if let reason = Self.write(segment, to: fd) {
+        if let reason = Self.write(segment[...], to: fd) {
             file = nil   // maybe torn: the next save writes the whole trace
             throw TraceFileError(path: state.path, reason: reason)
         }
@@ -111,20 +130,31 @@ extension Engine {
         unsaved = []
     }
 
-    private static func write(_ bytes: [UInt8], to fd: Int32) -> String? {
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return lastError() }
-            written += count
+    /// Writes all of `bytes` at the file's position, or at `offset`; nil, or what went wrong.
+    static func write(_ bytes: ArraySlice<UInt8>, to fd: Int32, at offset: Int? = nil) -> String? {
+        bytes.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                let start = buffer.baseAddress! + written
+                let count = offset.map { pwrite(fd, start, buffer.count - written, off_t($0 + written)) }
+                    ?? Glibc.write(fd, start, buffer.count - written)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return lastError() }
+                written += count
+            }
+            return nil
         }
-        return nil
     }
 
-    /// One segment, its header included: the entries of the keys in `changes` (every key when nil), present or
-    /// removed, and the demanded keys that differ from `rootsBefore`.
-    func encodeSegment(changes: Set<Key>?, rootsBefore: Set<Key>) -> [UInt8] {
+    /// The bytes a save writes for an entry's kept result: those read from the trace file, or its value encoded now.
+    func keptBytes(_ key: Key, _ entry: Entry) -> ArraySlice<UInt8>? {
+        entry.kept ?? entry.value.flatMap { codecs[key.kind]?.encode($0)?[...] }
+    }
+
+    /// One segment's payload, into `output`: the entries of the keys in `changes` (every key when nil), present or
+    /// removed, and the demanded keys that differ from `rootsBefore`. A result made by a run is encoded here, with
+    /// its kind's codec.
+    func encodeSegment(changes: Set<Key>?, rootsBefore: Set<Key>, into output: inout SegmentOutput) {
         let written = changes.map { Array($0.filter(trace.contains)) } ?? trace.keys
         let removed = changes.map { Array($0.filter { !trace.contains($0) }) } ?? []
         let demanded = Array(roots.subtracting(rootsBefore))
@@ -143,56 +173,42 @@ extension Engine {
             }
         }
         index.reserveCapacity(changes == nil ? trace.count : 2 * written.count + removed.count)
-        // The segment's size, over-estimated (a number here never takes more than 5 bytes), so that its buffer is
-        // made once: growing it would hold a whole trace's bytes twice for a moment, the largest allocation of a
-        // cold build.
-        var size = Self.segmentHeaderSize + 4 * 5 + 5 * (removed.count + demanded.count + undemanded.count)
         for key in written { note(key) }
         for key in written {
-            let entry = trace[key]!
-            size += 5 + 1 + 8 + 5 + 13 * entry.dependencies.count + (entry.kept.map { 5 + $0.count } ?? 0)
-            for dependency in entry.dependencies { note(dependency.key) }
+            for dependency in trace[key]!.dependencies { note(dependency.key) }
         }
         for key in removed + demanded + undemanded { note(key) }
-        for key in keyList { size += 10 + key.name.utf8.count }
-        for kind in kindList { size += 5 + kind.utf8.count }
 
-        var out = TraceWriter()
-        out.bytes.reserveCapacity(size)
-        out.bytes += [UInt8](repeating: 0, count: Self.segmentHeaderSize)   // filled in last
-        out.number(kindList.count)
-        for kind in kindList { out.text(kind) }
-        out.number(keyList.count)
+        output.number(kindList.count)
+        for kind in kindList { output.text(kind) }
+        output.number(keyList.count)
         for key in keyList {
-            out.number(kinds[key.kind]!)
-            out.text(key.name)
+            output.number(kinds[key.kind]!)
+            output.text(key.name)
+            output.flushIfLarge()
         }
-        out.number(written.count)
+        output.number(written.count)
         for key in written {
             let entry = trace[key]!
-            out.number(index[key]!)
-            out.bytes.append((entry.isInput ? 1 : 0) | (entry.kept != nil ? 4 : 0) | (entry.failed ? 8 : 0))
-            out.word(entry.hash)
-            out.number(entry.dependencies.count)
+            let kept = keptBytes(key, entry)
+            output.number(index[key]!)
+            output.writer.bytes.append((entry.isInput ? 1 : 0) | (kept != nil ? 4 : 0) | (entry.failed ? 8 : 0))
+            output.word(entry.hash)
+            output.number(entry.dependencies.count)
             for dependency in entry.dependencies {
-                out.number(index[dependency.key]! << 1 | (dependency.batched ? 1 : 0))
-                out.word(dependency.hash)
+                output.number(index[dependency.key]! << 1 | (dependency.batched ? 1 : 0))
+                output.word(dependency.hash)
             }
-            if let kept = entry.kept {
-                out.number(kept.count)
-                out.bytes += kept
+            if let kept {
+                output.number(kept.count)
+                output.writer.bytes += kept
             }
+            output.flushIfLarge()
         }
         for keys in [removed, demanded, undemanded] {
-            out.number(keys.count)
-            for key in keys { out.number(index[key]!) }
+            output.number(keys.count)
+            for key in keys { output.number(index[key]!) }
         }
-        var header = TraceWriter()
-        header.word(UInt64(out.bytes.count - Self.segmentHeaderSize))
-        header.word(ContentHasher.hash(out.bytes[Self.segmentHeaderSize...]))
-        out.bytes.replaceSubrange(0..<Self.segmentHeaderSize, with: header.bytes)
-        assert(out.bytes.count <= size, "the segment's size is over-estimated, never under")
-        return out.bytes
     }
 
     /// Reads every segment of a trace file into this (empty) engine, and checks that every key read is in the trace;
@@ -213,7 +229,7 @@ extension Engine {
                 throw .init("a segment of \(size) bytes, and only \(input.bytes.count) left")
             }
             let payload = try input.take(Int(size))
-            guard ContentHasher.hash(payload) == checksum else { throw .init("checksum mismatch") }
+            guard Self.checksum(payload) == checksum else { throw .init("checksum mismatch") }
             if firstSegment == 0 {
                 // The whole trace, read in place; the later segments' entries are laid over it.
                 let recorded = try RecordedSegment(bytes: bytes, payload: payload.indices)
@@ -317,6 +333,85 @@ public struct TraceFileError: Error, CustomStringConvertible {
     public let reason: String
 
     public var description: String { "\(path): cannot write the build trace: \(reason)" }
+}
+
+/// A checksum made a block at a time (`Engine.checksumBlock`): whole blocks as they are given, and the rest with the
+/// size at the end.
+struct SegmentChecksum {
+    private var hasher = ContentHasher()
+
+    /// `bytes` from a block's start; all whole blocks but, at the end, the last.
+    mutating func add(_ bytes: ArraySlice<UInt8>) {
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = min(start + Engine.checksumBlock, bytes.endIndex)
+            hasher.combine(bytes[start..<end])
+            start = end
+        }
+    }
+
+    func value(size: Int) -> UInt64 {
+        var final = hasher
+        final.combine(size)
+        return final.value
+    }
+}
+
+/// A segment being encoded: in memory, with its header in front once it is finished (an append), or written to a
+/// file as it is made (a whole trace), whole blocks at a time, its header written in front of it last.
+struct SegmentOutput {
+    fileprivate(set) var writer = TraceWriter()
+    private let file: (fd: Int32, headerAt: Int)?
+    private var checksum = SegmentChecksum()
+    private var flushed = 0
+    private var failure: String?
+
+    /// In memory.
+    init() { file = nil }
+
+    /// Into the open file `fd`, whose segment header goes at `offset` (the payload after it).
+    init(file fd: Int32, at offset: Int) { file = (fd, offset) }
+
+    mutating func number(_ value: Int) { writer.number(value) }
+    mutating func word(_ value: UInt64) { writer.word(value) }
+    mutating func text(_ value: String) { writer.text(value) }
+
+    /// Into a file: writes the whole blocks made so far, once there are a few.
+    mutating func flushIfLarge() {
+        guard let file, failure == nil, writer.bytes.count >= 16 * Engine.checksumBlock else { return }
+        let whole = writer.bytes.count / Engine.checksumBlock * Engine.checksumBlock
+        emit(writer.bytes[..<whole], file)
+        writer.bytes.removeSubrange(..<whole)
+    }
+
+    private mutating func emit(_ bytes: ArraySlice<UInt8>, _ file: (fd: Int32, headerAt: Int)) {
+        checksum.add(bytes)
+        failure = failure ?? Engine.write(bytes, to: file.fd, at: file.headerAt + Engine.segmentHeaderSize + flushed)
+        flushed += bytes.count
+    }
+
+    private func header(checksum: UInt64, size: Int) -> [UInt8] {
+        var header = TraceWriter()
+        header.word(UInt64(size))
+        header.word(checksum)
+        return header.bytes
+    }
+
+    /// The segment, its header first.
+    func finishInMemory() -> [UInt8] {
+        precondition(file == nil, "a segment made in memory")
+        let payload = writer.bytes[...]
+        return header(checksum: Engine.checksum(payload), size: payload.count) + payload
+    }
+
+    /// Writes the rest and then the header; nil, or what went wrong.
+    mutating func finishInFile() -> String? {
+        guard let file else { preconditionFailure("a segment written to a file") }
+        emit(writer.bytes[...], file)
+        writer.bytes = []
+        return failure ?? Engine.write(header(checksum: checksum.value(size: flushed), size: flushed)[...], to: file.fd,
+                                       at: file.headerAt)
+    }
 }
 
 struct TraceWriter {

@@ -97,7 +97,7 @@ extension Engine {
         trace.forEach { entries.append(($0, $1)) }
         return entries.map { key, entry in
             let dependencies = entry.dependencies.map { "\($0.key)=\($0.hash)\($0.batched ? "+" : "")" }
-            let kept = entry.kept.map { "\(Array($0))" } ?? "-"
+            let kept = keptBytes(key, entry).map { "\(Array($0))" } ?? "-"   // as a save writes them
             let readers = entries.filter { $0.entry.dependencies.contains { $0.key == key } }.map(\.key).sorted()
             return "\(key) \(entry.hash) input:\(entry.isInput) failed:\(entry.failed) kept:\(kept) "
                 + "reads:\(dependencies) readBy:\(readers)"
