@@ -85,11 +85,12 @@ public struct Engine: Sendable {
     /// The hash recorded for a key, or nil when the trace has none or the key failed.
     public func recordedHash(of key: Key) -> UInt64? { trace[key].flatMap { $0.failed ? nil : $0.hash } }
 
-    /// The value recorded for a task whose rule keeps it (`Rule.Keep.bytes` with `codec`), in memory or decoded from
-    /// the trace's bytes; nil when the trace has none, the task failed, or the bytes do not decode.
-    public func recordedValue(of key: Key, codec: Codec) -> (any Sendable)? {
+    /// The value recorded for a task whose rule keeps it as bytes (`Rule.Keep.bytes`, in a run of this engine), in
+    /// memory or decoded from the trace's bytes; nil when the trace has none, the task failed, or the bytes do not
+    /// decode.
+    public func recordedValue(of key: Key) -> (any Sendable)? {
         guard let entry = trace[key], !entry.failed else { return nil }
-        return entry.value ?? entry.kept.flatMap(codec.decode)
+        return entry.value ?? entry.kept.flatMap { codecs[key.kind]?.decode($0) }
     }
 
     /// Brings every demanded key up to date.

@@ -256,7 +256,7 @@ enum PageTasks {
         var keptSitemaps: [Key: SitemapTasks.Made] = [:]
         for key in plan.sitemaps where report.ran[key] == nil {
             guard site.engine.recordedHash(of: key) != nil else { continue }   // failed
-            guard var made = site.engine.recordedValue(of: key, codec: SitemapTasks.codec) as? SitemapTasks.Made else {
+            guard var made = site.engine.recordedValue(of: key) as? SitemapTasks.Made else {
                 again.insert(key)
                 continue
             }
