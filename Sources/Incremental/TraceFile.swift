@@ -179,35 +179,35 @@ extension Engine {
         }
         for key in removed + demanded + undemanded { note(key) }
 
-        output.number(kindList.count)
-        for kind in kindList { output.text(kind) }
-        output.number(keyList.count)
+        output.writer.number(kindList.count)
+        for kind in kindList { output.writer.text(kind) }
+        output.writer.number(keyList.count)
         for key in keyList {
-            output.number(kinds[key.kind]!)
-            output.text(key.name)
+            output.writer.number(kinds[key.kind]!)
+            output.writer.text(key.name)
             output.flushIfLarge()
         }
-        output.number(written.count)
+        output.writer.number(written.count)
         for key in written {
             let entry = trace[key]!
             let kept = keptBytes(key, entry)
-            output.number(index[key]!)
+            output.writer.number(index[key]!)
             output.writer.bytes.append((entry.isInput ? 1 : 0) | (kept != nil ? 4 : 0) | (entry.failed ? 8 : 0))
-            output.word(entry.hash)
-            output.number(entry.dependencies.count)
+            output.writer.word(entry.hash)
+            output.writer.number(entry.dependencies.count)
             for dependency in entry.dependencies {
-                output.number(index[dependency.key]! << 1 | (dependency.batched ? 1 : 0))
-                output.word(dependency.hash)
+                output.writer.number(index[dependency.key]! << 1 | (dependency.batched ? 1 : 0))
+                output.writer.word(dependency.hash)
             }
             if let kept {
-                output.number(kept.count)
+                output.writer.number(kept.count)
                 output.writer.bytes += kept
             }
             output.flushIfLarge()
         }
         for keys in [removed, demanded, undemanded] {
-            output.number(keys.count)
-            for key in keys { output.number(index[key]!) }
+            output.writer.number(keys.count)
+            for key in keys { output.writer.number(index[key]!) }
         }
     }
 
@@ -372,13 +372,10 @@ struct SegmentOutput {
     /// Into the open file `fd`, whose segment header goes at `offset` (the payload after it).
     init(file fd: Int32, at offset: Int) { file = (fd, offset) }
 
-    mutating func number(_ value: Int) { writer.number(value) }
-    mutating func word(_ value: UInt64) { writer.word(value) }
-    mutating func text(_ value: String) { writer.text(value) }
-
-    /// Into a file: writes the whole blocks made so far, once there are a few.
+    /// Into a file: writes the whole blocks made so far, once there are a few (after a failed write, drops them: the
+    /// save fails anyway).
     mutating func flushIfLarge() {
-        guard let file, failure == nil, writer.bytes.count >= 16 * Engine.checksumBlock else { return }
+        guard let file, writer.bytes.count >= 16 * Engine.checksumBlock else { return }
         let whole = writer.bytes.count / Engine.checksumBlock * Engine.checksumBlock
         emit(writer.bytes[..<whole], file)
         writer.bytes.removeSubrange(..<whole)

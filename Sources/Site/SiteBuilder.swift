@@ -517,5 +517,4 @@ public enum SiteBuilder {
 
 extension SiteBuilder.Output {
     var isRoot: Bool { if case .root = self { return true } else { return false } }
-
 }
