@@ -232,18 +232,18 @@ final class RecordedSegment: Sendable {
             guard place < keyCount else { throw .init("key index out of range") }
             guard entryOffsets[place] < 0 else { throw .init("two entries for one key") }
             entryOffsets[place] = input.position
-            let flags = try input.take(1).first!
+            guard let flags = input.bytes.popFirst() else { throw .init("truncated") }
             guard flags & ~(1 | 4 | 8) == 0 else { throw .init("unknown entry flags") }
-            _ = try input.word()
+            try input.skip(8)   // its hash
             let start = dependencies.count
             for _ in 0..<(try input.count()) {
                 let reference = try input.number()
                 guard reference >> 1 < keyCount else { throw .init("key index out of range") }
                 dependencies.append(Int32(reference >> 1))
-                _ = try input.word()
+                try input.skip(8)   // the hash it read
             }
             dependencyRanges[place] = start..<dependencies.count
-            if flags & 4 != 0 { _ = try input.take(input.count()) }
+            if flags & 4 != 0 { try input.skip(input.count()) }
         }
         // Laid out by place, so that an entry's dependencies are found from its place alone.
         var byPlace: [Int32] = []

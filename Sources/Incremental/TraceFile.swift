@@ -471,9 +471,16 @@ struct TraceReader {
         return count
     }
 
+    /// Moves past `count` bytes (in place: a load skips a quarter of a million hashes and kept results).
+    mutating func skip(_ count: Int) throws(Problem) {
+        guard count <= bytes.count else { throw Problem("truncated") }
+        bytes.removeFirst(count)
+    }
+
     mutating func word() throws(Problem) -> UInt64 {
-        let word = try take(8)
-        return word.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+        guard bytes.count >= 8 else { throw Problem("truncated") }
+        defer { bytes.removeFirst(8) }
+        return bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
 
     mutating func text() throws(Problem) -> String {

@@ -314,7 +314,7 @@ struct OutputCache {
 
     struct Contents: Sendable {
         /// The output files, in the order the build listed them, and the entry of each by its place.
-        var files = PathTable()
+        var files = ListedPaths()
         var entries: [Entry] = []
         var inputs: Inputs?
         /// Every folder that holds an entry ("" is the output folder itself) with its stamp after the build: a
@@ -369,16 +369,19 @@ struct OutputCache {
         /// The whole cache, its entries read now; empty when they do not add up.
         func contents() -> Contents {
             var reader = ByteReader(bytes, range: entriesStart..<bytes.count)
-            var files = PathTable(minimumCapacity: fileCount)
+            var files: [String] = []
             var entries: [Entry] = []
+            files.reserveCapacity(fileCount)
             entries.reserveCapacity(fileCount)
             for _ in 0..<fileCount {
-                guard let file = reader.string(), let fingerprint = reader.u64(), let stamp = FileStamp.read(&reader),
-                      files.insert(file).inserted else { return Contents() }
+                guard let file = reader.string(), let fingerprint = reader.u64(), let stamp = FileStamp.read(&reader) else {
+                    return Contents()
+                }
+                files.append(file)
                 entries.append(Entry(fingerprint: fingerprint, stamp: stamp))
             }
             guard reader.atEnd else { return Contents() }
-            return Contents(files: files, entries: entries, inputs: inputs, folders: folders)
+            return Contents(files: ListedPaths(files), entries: entries, inputs: inputs, folders: folders)
         }
     }
 
@@ -390,18 +393,14 @@ struct OutputCache {
         loadSummary(site: site, output: output)?.contents() ?? Contents()
     }
 
-    /// A cache as a build has just made it: its entries in order, indexed by path (`contents`) only when the next
-    /// build in the same process reads it, which is after the reload event in serve.
+    /// A cache as a build has just made it: its entries in order (`contents`, for the next build in the same process).
     struct Written: Sendable {
         var entries: [(path: String, entry: Entry)]
         var inputs: Inputs?
         var folders: FolderStamps
-        /// The paths of `entries` indexed, when an index of the same paths in the same order is at hand.
-        var files: PathTable? = nil
 
         var contents: Contents {
-            Contents(files: files ?? PathTable(entries.lazy.map(\.path)), entries: entries.map(\.entry), inputs: inputs,
-                     folders: folders)
+            Contents(files: ListedPaths(entries.map(\.path)), entries: entries.map(\.entry), inputs: inputs, folders: folders)
         }
     }
 

@@ -167,15 +167,22 @@ struct PageContext: Sendable {
     }
 
     func time(_ timestamp: Timestamp, _ language: Language) -> TemplateValue {
-        let key = DateValues.Key(seconds: timestamp.secondsSinceEpoch, offset: timestamp.offsetSeconds, language: language.code)
-        if let value = dateValues.values.withLock({ $0[key] }) { return value }
-        let value = TemplateValue.object([
-            "display": .string(clock.dateTime(timestamp, in: language)),
+        TemplateValue.object([
+            "display": .string(dateTime(timestamp, language)),
             "day": .string(day(timestamp, language)),
             "iso": .string(clock.machineReadable(timestamp)),
         ])
-        dateValues.values.withLock { $0[key] = value }
-        return value
+    }
+
+    /// `clock.dateTime`, formatted once per instant and language (a story's time is on its page, its cards and its
+    /// feed entries). Only the text is kept: the value made of it is several times its size, and one per story and
+    /// language alive at the end of a cold build was the largest thing it held.
+    func dateTime(_ timestamp: Timestamp, _ language: Language) -> String {
+        let key = DateValues.Key(seconds: timestamp.secondsSinceEpoch, offset: timestamp.offsetSeconds, language: language.code)
+        if let text = dateValues.times.withLock({ $0[key] }) { return text }
+        let text = clock.dateTime(timestamp, in: language)
+        dateValues.times.withLock { $0[key] = text }
+        return text
     }
 
     /// `clock.day`, formatted once per calendar day and language (stories of one day share it).
@@ -369,7 +376,7 @@ final class DateValues: Sendable {
         var language: String
     }
 
-    let values = Mutex<[Key: TemplateValue]>([:])
+    let times = Mutex<[Key: String]>([:])
 
     struct DayKey: Hashable, Sendable {
         var year: Int

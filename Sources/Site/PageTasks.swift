@@ -252,15 +252,19 @@ enum PageTasks {
                 if keptStamps[place] == nil { again.insert(task.key) }
             }
         }
-        // A current group of sitemaps: its files are those its recorded result lists.
+        // A current group of sitemaps: its files are those its recorded result lists (after the pages', in the order
+        // of the groups, which is where the last build listed them too when it made the same files).
         var keptSitemaps: [Key: SitemapTasks.Made] = [:]
-        for key in plan.sitemaps where report.ran[key] == nil {
-            guard site.engine.recordedHash(of: key) != nil else { continue }   // failed
+        var place = count
+        for key in plan.sitemaps {
+            if let ran = report.ran[key] as? SitemapTasks.Made { place += ran.files.count }
+            guard report.ran[key] == nil, site.engine.recordedHash(of: key) != nil else { continue }   // ran, or failed
             guard var made = site.engine.recordedValue(of: key) as? SitemapTasks.Made else {
                 again.insert(key)
                 continue
             }
-            made.stamps = made.files.map { found.kept($0.path, fingerprint: made.hash) }
+            made.stamps = made.files.enumerated().map { found.kept($1.path, at: place + $0, fingerprint: made.hash) }
+            place += made.files.count
             if made.stamps.contains(nil) { again.insert(key) } else { keptSitemaps[key] = made }
         }
         if !again.isEmpty {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A set of paths, each with its place (the order it was added in): the build cache's entries, the files a
 /// build wrote and the files it keeps are lists of paths looked up by path.
 struct PathTable: Sendable {
@@ -9,7 +11,8 @@ struct PathTable: Sendable {
         reserve(minimumCapacity)
     }
 
-    init(_ paths: some Sequence<String>) {
+    init(_ paths: some Collection<String>) {
+        reserve(paths.count)
         for path in paths { insert(path) }
     }
 
@@ -35,4 +38,31 @@ struct PathTable: Sendable {
         paths.reserveCapacity(count)
         places.reserveCapacity(count)
     }
+}
+
+/// Paths in the order a build listed them, indexed by path only when one is looked up: a rebuild lists its files as
+/// the last one did and finds each one's entry at the same place, so the index of 30,000 paths is mostly never made
+/// (making it was a third of reading the output cache). Where a path is listed twice, its first place is found.
+struct ListedPaths: Sendable {
+    let paths: [String]
+    private let index = Index()
+
+    private final class Index: Sendable {
+        let table = Mutex<PathTable?>(nil)
+    }
+
+    init(_ paths: [String] = []) { self.paths = paths }
+
+    var count: Int { paths.count }
+    var isEmpty: Bool { paths.isEmpty }
+
+    func place(of path: String) -> Int? {
+        let table = index.table.withLock { table in
+            if table == nil { table = PathTable(paths) }
+            return table!
+        }
+        return table.place(of: path)
+    }
+
+    func contains(_ path: String) -> Bool { place(of: path) != nil }
 }

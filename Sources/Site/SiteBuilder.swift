@@ -218,9 +218,7 @@ public enum SiteBuilder {
         }
         let rechecked = Array(recheck)
         let folders = found.folderStamps.updated(with: Array(zip(rechecked, FileSystem.stamps(of: rechecked, under: output, folders: true))))
-        // The same files as the last build, in the same order: its index of them serves this one's record too.
-        let files = entries.count == found.cached.files.count && found.cached.files.paths == paths ? found.cached.files : nil
-        return OutputCache.Written(entries: entries, inputs: inputs, folders: folders, files: files)
+        return OutputCache.Written(entries: entries, inputs: inputs, folders: folders)
     }
 
     /// The report of a build that has nothing to do, or nil when there may be something: the output folder is as

@@ -82,6 +82,7 @@ enum StoryCodec {
         var details = ByteReader(r.bytes, range: detailsStart..<r.offset)
         guard skipDetails(&details), let bodyCount = r.count() else { return nil }
         var bodies: [String: StoryBody] = [:]
+        bodies.reserveCapacity(bodyCount)
         for _ in 0..<bodyCount {
             guard let code = r.string(), let firstLine = r.int(), let lower = r.int(), let upper = r.int(),
                   lower >= 0, upper >= lower else { return nil }
