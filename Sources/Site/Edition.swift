@@ -166,7 +166,7 @@ public struct Edition: Sendable {
         let path = directory + "/" + story.sourcePath
         let bytes = try FileSystem.readInput(path)
         // The same bytes as when the story was parsed, so each body is where parsing found it.
-        guard ContentHasher.hash(bytes) == story.contentHash,
+        guard let facts = storyFacts[story.sourcePath], ContentHasher.hash(bytes) == facts.sourceHash,
               story.bodies.values.allSatisfy({ $0.sourceRange.upperBound <= bytes.count }) else {
             throw FileSystem.Failure(path: story.sourcePath, reason: "the file changed while the site was being built; run the build again")
         }
@@ -208,21 +208,22 @@ public struct Edition: Sendable {
         }
         var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: kept?.changed, valuesOfDemand: true,
                                 partial: true)
-        var stories: [(name: String, story: Story)] = []
+        var stories: [Story] = []
         var facts: [String: StoryFacts] = [:]
         stories.reserveCapacity(storyKeys.count)
         facts.reserveCapacity(storyKeys.count)
-        for (key, value) in zip(storyKeys, report.values) {
+        for value in report.values {
             guard let parsed = value as? ParsedStory else { continue }
             diagnostics += parsed.problems
             if let story = parsed.story {
-                stories.append((key.name, story))
                 facts[story.sourcePath] = parsed.facts
+                stories.append(story)
             }
         }
         let wanted = checks.flatMap { check in
-            stories.filter { check.applies($0.story) }.map { (key: Key(check.kind, $0.name), story: $0.story) }
-                .sorted { $0.key < $1.key }
+            stories.filter(check.applies).map { story in
+                (key: Key(check.kind, String(story.sourcePath.dropFirst(contentFolder.count + 1))), story: story)
+            }.sorted { $0.key < $1.key }
         }
         var changed = !report.ran.isEmpty || !report.dropped.isEmpty
         if wanted.map(\.key) != checkKeys {
@@ -248,10 +249,8 @@ public struct Edition: Sendable {
         }
         let loaded = SiteEngine(engine: engine, files: inputs, demand: storyKeys + checkKeys, themeDigest: themeDigest,
                                 changed: status != .loaded || changed, cache: cache, session: session)
-        // Sorted by keys taken out once: comparing the stories themselves reads each one's fields on every step.
-        let keys = stories.map { (seconds: $0.story.published.secondsSinceEpoch, id: $0.story.id) }
-        let order = keys.indices.sorted { newestFirst(keys[$0], keys[$1]) }
-        return (order.map { stories[$0].story }, checked, facts, loaded)
+        stories.sort(by: newestFirst)
+        return (stories, checked, facts, loaded)
     }
 
     /// The story files under a content folder (relative paths, sorted) with their stamps, and the problems that
@@ -271,8 +270,10 @@ public struct Edition: Sendable {
         problems.map { Diagnostic(path: $0.path.isEmpty ? folder : folder + "/" + $0.path, message: $0.reason) }
     }
 
-    static func newestFirst(_ a: (seconds: Double, id: String), _ b: (seconds: Double, id: String)) -> Bool {
-        a.seconds != b.seconds ? a.seconds > b.seconds : a.id < b.id
+    /// The edition's order: newest first, then by id.
+    static func newestFirst(_ a: Story, _ b: Story) -> Bool {
+        let (x, y) = (a.published.secondsSinceEpoch, b.published.secondsSinceEpoch)
+        return x != y ? x > y : a.id < b.id
     }
 
     /// Problems that involve several stories: duplicate ids and duplicate slugs.

@@ -234,9 +234,9 @@ extension PageContext {
             home = links.category(category, language)
         }
         var entries: [FeedEntry] = []
-        for story in feedStories(scope, language).map({ stories[$0] }) {
-            entries.append(try feedEntries.entry(story.id, language) { () throws(FileSystem.Failure) in
-                try feedEntry(story, language, options: options)
+        for place in feedStories(scope, language) {
+            entries.append(try feedEntries.entry(stories[place].id, language) { () throws(FileSystem.Failure) in
+                try feedEntry(at: place, language, options: options)
             })
         }
         var urls: [FeedFormat: String] = [:]
@@ -252,9 +252,10 @@ extension PageContext {
     /// A story's entry in its language's feeds. What comes from its body (the HTML, and the summary when the story
     /// has none) is taken from the last build when the story file is the same (`FeedEntries`); only otherwise is
     /// the body read and rendered.
-    func feedEntry(_ story: Story, _ language: Language, options: MarkdownOptions) throws(FileSystem.Failure) -> FeedEntry {
+    func feedEntry(at place: Int, _ language: Language, options: MarkdownOptions) throws(FileSystem.Failure) -> FeedEntry {
+        let story = stories[place]
         let title = localized(story.titles, language)?.0 ?? story.id
-        let text = try feedEntries.bodyText(of: story, language) { () throws(FileSystem.Failure) in
+        let text = try feedEntries.bodyText(of: story, sourceHash: facts.stories[place].sourceHash, language) { () throws(FileSystem.Failure) in
             let loaded = try edition.withBodies(story)
             let body = loaded.bodies[language.code]?.text ?? []
             var summary = localized(story.summaries, language)?.0 ?? Markdown.plainText(body, limit: 300)
@@ -380,12 +381,12 @@ final class FeedEntries: Sendable {
     static func path(site: String) -> String { site + "/" + BuildCache.storyCacheFolder + "/feed-entries" }
 
     /// The key of `story`'s texts in `language` (nil without a cache, or for a story whose bytes are unknown).
-    func key(_ story: Story, _ language: Language) -> UInt64? {
-        guard let cache, story.contentHash != 0 else { return nil }
+    func key(_ story: Story, sourceHash: UInt64, _ language: Language) -> UInt64? {
+        guard let cache, sourceHash != 0 else { return nil }
         var digest = ContentHasher()
         digest.combine(cache.base)
         digest.combine(story.sourcePath)
-        digest.combine(story.contentHash)
+        digest.combine(sourceHash)
         digest.combine(language.code)
         return digest.value
     }
@@ -398,9 +399,9 @@ final class FeedEntries: Sendable {
     }
 
     /// The text of `story`'s entry in `language`: kept from the last build, or made now.
-    func bodyText(of story: Story, _ language: Language,
+    func bodyText(of story: Story, sourceHash: UInt64, _ language: Language,
                   make: () throws(FileSystem.Failure) -> FeedBodyText) throws(FileSystem.Failure) -> FeedBodyText {
-        guard let key = key(story, language) else { return try make() }
+        guard let key = key(story, sourceHash: sourceHash, language) else { return try make() }
         if let found = withKept({ kept in kept.places[key].flatMap { Self.decode(kept.bytes, $0) } }) { return found }
         let text = try make()
         made.withLock { $0[key] = text }

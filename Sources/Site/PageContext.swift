@@ -388,11 +388,17 @@ final class DateValues: Sendable {
     let days = Mutex<[DayKey: String]>([:])
 }
 
-/// What the pages take from a story that depends only on its metadata (everything but its bodies' text, see
-/// `Story.metadataHash`) and on the config: its URL in each language, the languages it has a page in, the places of
-/// its categories. Made by the story's task of the engine (`StoryRules`), with the story, and kept in the trace with
-/// it: a build takes them from there instead of working out 30,000 URLs at 10,000 stories.
+/// What the build knows of a story besides the story itself: the hashes of its file and of its metadata, and what
+/// the pages take from its metadata and the config (its URL in each language, the languages it has a page in, the
+/// places of its categories). Made by the story's task of the engine (`StoryRules`), with the story, and kept in the
+/// trace with it: a build takes them from there instead of working out 30,000 URLs at 10,000 stories.
 struct StoryFacts: Sendable, Equatable {
+    /// A hash of the story file's bytes (0 when the story was not loaded from a file): a page that reads the bodies
+    /// again from the file checks it (`Edition.withBodies`), and the feeds' kept texts are keyed by it.
+    var sourceHash: UInt64
+    /// A hash of everything the story holds but its bodies' text and where they are in the file (0 when the story
+    /// was not loaded from a file): what the sitemaps are made from (`StoryCodec.metadataHash`).
+    var metadataHash: UInt64
     /// `links.story` in every configured language, in config order.
     var urls: [String]
     /// The file of its page in each of them (`Permalinks.file(for:)` of each URL).
@@ -404,7 +410,10 @@ struct StoryFacts: Sendable, Equatable {
     /// In `config.categories`, main category first.
     var categoryPlaces: [Int]
 
-    init(_ story: Story, config: SiteConfig, links: Permalinks) {
+    /// `sourceHash`: the hash of the file's bytes the story was parsed from, nil when it was not.
+    init(_ story: Story, config: SiteConfig, links: Permalinks, sourceHash: UInt64? = nil) {
+        self.sourceHash = sourceHash ?? 0
+        metadataHash = sourceHash == nil ? 0 : StoryCodec.metadataHash(story)
         urls = links.story(story, in: config.languages)
         files = urls.map(Permalinks.file(for:))
         pageLanguages = 0
@@ -423,6 +432,8 @@ struct StoryFacts: Sendable, Equatable {
 
     /// Bytes for the trace, after the story's own (see `StoryRules.codec`).
     func write(_ writer: inout ByteWriter) {
+        writer.u64(sourceHash)
+        writer.u64(metadataHash)
         writer.strings(urls)
         writer.strings(files)
         writer.u64(pageLanguages)
@@ -432,7 +443,8 @@ struct StoryFacts: Sendable, Equatable {
     }
 
     static func read(_ reader: inout ByteReader) -> StoryFacts? {
-        guard let urls = reader.strings(), let files = reader.strings(), urls.count == files.count,
+        guard let sourceHash = reader.u64(), let metadataHash = reader.u64(),
+              let urls = reader.strings(), let files = reader.strings(), urls.count == files.count,
               let pageLanguages = reader.u64(), let bodyLanguages = reader.u64(), let count = reader.count() else { return nil }
         var categoryPlaces: [Int] = []
         categoryPlaces.reserveCapacity(count)
@@ -440,11 +452,14 @@ struct StoryFacts: Sendable, Equatable {
             guard let place = reader.int(), place >= 0 else { return nil }
             categoryPlaces.append(place)
         }
-        return StoryFacts(urls: urls, files: files, pageLanguages: pageLanguages, bodyLanguages: bodyLanguages,
-                          categoryPlaces: categoryPlaces)
+        return StoryFacts(sourceHash: sourceHash, metadataHash: metadataHash, urls: urls, files: files,
+                          pageLanguages: pageLanguages, bodyLanguages: bodyLanguages, categoryPlaces: categoryPlaces)
     }
 
-    private init(urls: [String], files: [String], pageLanguages: UInt64, bodyLanguages: UInt64, categoryPlaces: [Int]) {
+    private init(sourceHash: UInt64, metadataHash: UInt64, urls: [String], files: [String], pageLanguages: UInt64,
+                 bodyLanguages: UInt64, categoryPlaces: [Int]) {
+        self.sourceHash = sourceHash
+        self.metadataHash = metadataHash
         self.urls = urls
         self.files = files
         self.pageLanguages = pageLanguages

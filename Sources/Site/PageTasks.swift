@@ -216,7 +216,7 @@ enum PageTasks {
             plan.paths.append(path)
             plan.planned[path] = PlannedPage(output, context: context, names: names, now: now)
         }
-        for (name, planned) in PlannedSitemaps.plan(stories: stories, links: context.links, now: now) {
+        for (name, planned) in PlannedSitemaps.plan(stories: stories, facts: context.facts, links: context.links, now: now) {
             plan.sitemaps.append(Key(SitemapTasks.kind, name))
             plan.plannedSitemaps[name] = planned
         }

@@ -151,7 +151,9 @@ public enum SiteBuilder {
         var wantedTexts: [UInt64] = []
         for case .feed(let scope, let language, .rss) in outputs {
             for index in context.feedStories(scope, language) {
-                if let key = feedEntries.key(stories[index], language) { wantedTexts.append(key) }
+                if let key = feedEntries.key(stories[index], sourceHash: context.facts.stories[index].sourceHash, language) {
+                    wantedTexts.append(key)
+                }
             }
         }
         feedEntries.save(wanted: wantedTexts, lock: lock)

@@ -11,7 +11,7 @@ import Incremental
 /// the other groups' results through its `Fetch`, and the build lists the files of a group that did not run from it.
 ///
 /// Which stories a group shows depends on every story of the build: the build plans it (`PlannedSitemaps`) and
-/// gives it to the task as an input whose hash covers each listed story's metadata (`Story.metadataHash`:
+/// gives it to the task as an input whose hash covers each listed story's metadata (`StoryFacts.metadataHash`:
 /// everything the engine keeps of a story but its bodies, which no sitemap shows). The task reads that and
 /// `newsgen.yml` as the build sees it; like a page task, it stages its files as it runs.
 enum SitemapTasks {
@@ -123,15 +123,15 @@ struct PlannedSitemaps: Sendable {
 
     /// Every group of a build, by name, in the index's order: the pages sitemap, each month newest first, the news
     /// sitemaps (the stories in the window at `now`), then the index.
-    static func plan(stories: [Story], links: Permalinks, now: Timestamp) -> [(name: String, planned: PlannedSitemaps)] {
+    static func plan(stories: [Story], facts: StoryFacts.Table, links: Permalinks, now: Timestamp) -> [(name: String, planned: PlannedSitemaps)] {
         func planned(_ content: Content, _ kind: String, _ places: some Collection<Int>) -> PlannedSitemaps {
             var digest = ContentHasher()
             digest.combine(kind)
             digest.combine(places.count)
             for place in places {
-                let story = stories[place]
-                if story.metadataHash == 0 { digest.combine(UInt64.random(in: 0...UInt64.max)) }   // unknown: always made
-                digest.combine(story.metadataHash)
+                let metadataHash = facts.stories[place].metadataHash
+                if metadataHash == 0 { digest.combine(UInt64.random(in: 0...UInt64.max)) }   // unknown: always made
+                digest.combine(metadataHash)
             }
             return PlannedSitemaps(content: content, hash: digest.value)
         }

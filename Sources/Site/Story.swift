@@ -1,4 +1,3 @@
-import Synchronization
 import YAML
 #if canImport(Glibc)
 import Glibc
@@ -59,218 +58,62 @@ public struct PushRequest: Sendable, Hashable {
     }
 }
 
-/// A story as the editor wrote it, validated against the site config.
-///
-/// A value, but copied in one step: its fields live in one shared box, copied only when a copy that shares it is
-/// changed (a build hands its 10,000 stories around many times, and a field-by-field copy cost 20 reference counts).
-/// A story read back from the engine's trace (`StoryCodec`) decodes its `Details` (authors, image, texts, push) only when something asks for
-/// them: a rebuild plans 10,000 stories but shows the texts of a few.
+/// A story as the editor wrote it, validated against the site config: a plain value.
 public struct Story: Sendable, Hashable {
-    /// What planning a build needs.
-    struct Fields: Sendable, Hashable {
-        var id: String
-        var slug: String
-        var sourcePath: String
-        var categories: [Category]
-        var published: Timestamp
-        var updated: Timestamp?
-        var breaking: Bool
-        var draft: Bool
-        var bodies: [String: StoryBody]
-        /// The files of `media/` the story names, checked against the folder whenever the site is loaded.
-        var media: [MediaReference] = []
-    }
-
-    /// What only the pages, feeds and notifications that show the story need.
-    struct Details: Sendable, Hashable {
-        var authors: [String]
-        var image: String?
-        var imageAlt = LocalizedText()
-        var imageCredit: String?
-        var titles: LocalizedText
-        var summaries: LocalizedText
-        var corrections: LocalizedText
-        var push: PushRequest
-    }
-
-    /// The details, or their `StoryCodec` bytes (checked when the story was read back) until first asked for.
-    enum DetailsState: Sendable {
-        case decoded(Details)
-        case encoded(ArraySlice<UInt8>)
-    }
-
-    private final class Box: @unchecked Sendable {   // `fields` never changes while shared (see `fields`)
-        var fields: Fields
-        private let details: Mutex<DetailsState>
-
-        init(_ fields: Fields, _ details: DetailsState) {
-            self.fields = fields
-            self.details = Mutex(details)
-        }
-
-        func currentDetails() -> Details {
-            details.withLock { state in
-                switch state {
-                case .decoded(let value): return value
-                case .encoded(let bytes):
-                    let value = StoryCodec.decodeDetails(bytes)
-                    state = .decoded(value)
-                    return value
-                }
-            }
-        }
-
-        func setDetails(_ value: Details) { details.withLock { $0 = .decoded(value) } }
-
-        func copy() -> Box { Box(fields, details.withLock { $0 }) }
-    }
-
-    private var box: Box
-
-    /// The fields for writing: the box is copied first when another story shares it.
-    private var fields: Fields {
-        get { box.fields }
-        _modify {
-            if !isKnownUniquelyReferenced(&box) { box = box.copy() }
-            yield &box.fields
-        }
-    }
-
-    private var details: Details {
-        get { box.currentDetails() }
-        set {
-            if !isKnownUniquelyReferenced(&box) { box = box.copy() }
-            box.setDetails(newValue)
-        }
-    }
-
-    public static func == (a: Story, b: Story) -> Bool {
-        a.contentHash == b.contentHash && a.metadataHash == b.metadataHash && a.bodiesLoaded == b.bodiesLoaded
-            && (a.box === b.box || (a.box.fields == b.box.fields && a.box.currentDetails() == b.box.currentDetails()))
-    }
-    public func hash(into hasher: inout Hasher) {
-        box.fields.hash(into: &hasher)
-        box.currentDetails().hash(into: &hasher)
-        hasher.combine(contentHash)
-        hasher.combine(metadataHash)
-        hasher.combine(bodiesLoaded)
-    }
-
     /// Stable key across languages and edits (front matter `id`, else the slug).
-    public var id: String {
-        get { box.fields.id }
-        set { fields.id = newValue }
-        _modify { yield &fields.id }
-    }
+    public var id: String
     /// URL segment: the file name without `.md` and without a leading `YYYY-MM-DD-`.
-    public var slug: String {
-        get { box.fields.slug }
-        set { fields.slug = newValue }
-        _modify { yield &fields.slug }
-    }
+    public var slug: String
     /// Path of the source file relative to the site root.
-    public var sourcePath: String {
-        get { box.fields.sourcePath }
-        set { fields.sourcePath = newValue }
-        _modify { yield &fields.sourcePath }
-    }
+    public var sourcePath: String
     /// At least one; the first is the story's main category.
-    public var categories: [Category] {
-        get { box.fields.categories }
-        set { fields.categories = newValue }
-        _modify { yield &fields.categories }
-    }
-    public var published: Timestamp {
-        get { box.fields.published }
-        set { fields.published = newValue }
-        _modify { yield &fields.published }
-    }
-    public var updated: Timestamp? {
-        get { box.fields.updated }
-        set { fields.updated = newValue }
-        _modify { yield &fields.updated }
-    }
-    public var breaking: Bool {
-        get { box.fields.breaking }
-        set { fields.breaking = newValue }
-        _modify { yield &fields.breaking }
-    }
-    public var draft: Bool {
-        get { box.fields.draft }
-        set { fields.draft = newValue }
-        _modify { yield &fields.draft }
-    }
-    public var authors: [String] {
-        get { box.currentDetails().authors }
-        set { details.authors = newValue }
-    }
-    public var image: String? {
-        get { box.currentDetails().image }
-        set { details.image = newValue }
-    }
+    public var categories: [Category]
+    public var published: Timestamp
+    public var updated: Timestamp?
+    public var breaking: Bool
+    public var draft: Bool
+    public var authors: [String]
+    public var image: String?
     /// The lead image's alt text per language (`image: { src, alt, credit }`); empty for `image: /path`.
-    public var imageAlt: LocalizedText {
-        get { box.currentDetails().imageAlt }
-        set { details.imageAlt = newValue }
-    }
+    public var imageAlt: LocalizedText
     /// Who the lead image is by (`image.credit`).
-    public var imageCredit: String? {
-        get { box.currentDetails().imageCredit }
-        set { details.imageCredit = newValue }
-    }
+    public var imageCredit: String?
     /// The files of the media folder the story names (its image, the links and images of its bodies).
-    public var media: [MediaReference] {
-        get { box.fields.media }
-        set { fields.media = newValue }
-    }
-    public var titles: LocalizedText {
-        get { box.currentDetails().titles }
-        set { details.titles = newValue }
-    }
-    public var summaries: LocalizedText {
-        get { box.currentDetails().summaries }
-        set { details.summaries = newValue }
-    }
+    public var media: [MediaReference]
+    public var titles: LocalizedText
+    public var summaries: LocalizedText
     /// A correction note per language, shown on the story when present.
-    public var corrections: LocalizedText {
-        get { box.currentDetails().corrections }
-        set { details.corrections = newValue }
-    }
-    public var push: PushRequest {
-        get { box.currentDetails().push }
-        set { details.push = newValue }
-    }
+    public var corrections: LocalizedText
+    public var push: PushRequest
     /// Bodies by language code. Always has at least one body.
     /// When `bodiesLoaded` is false (every story an `Edition` loads) the keys say which languages have a body
-    /// but the Markdown is empty: `Edition.withBodies` reads it when a page that shows it is rendered.
-    public var bodies: [String: StoryBody] {
-        get { box.fields.bodies }
-        set { fields.bodies = newValue }
-        _modify { yield &fields.bodies }
-    }
-    /// A hash of the source file's bytes (0 when the story was not loaded from a file).
-    public var contentHash: UInt64 = 0
-    /// A hash of everything but the bodies' text and where they are in the file (0 when the story was not
-    /// loaded from a file): what the sitemaps are made from. See `StoryCodec.metadataHash`.
-    public var metadataHash: UInt64 = 0
+    /// and where it is in the file, but the Markdown is empty: `Edition.withBodies` reads it when a page that shows
+    /// it is rendered, so that memory does not grow with the archive.
+    public var bodies: [String: StoryBody]
     /// False when `bodies` hold no Markdown yet (see `bodies`).
-    public var bodiesLoaded = true
+    public var bodiesLoaded: Bool
 
-    public init(id: String, slug: String, sourcePath: String, categories: [Category], published: Timestamp, updated: Timestamp?, breaking: Bool, draft: Bool, authors: [String], image: String?, titles: LocalizedText, summaries: LocalizedText, corrections: LocalizedText, push: PushRequest, bodies: [String: StoryBody], contentHash: UInt64 = 0, metadataHash: UInt64 = 0, bodiesLoaded: Bool = true,
+    public init(id: String, slug: String, sourcePath: String, categories: [Category], published: Timestamp, updated: Timestamp?, breaking: Bool, draft: Bool, authors: [String], image: String?, titles: LocalizedText, summaries: LocalizedText, corrections: LocalizedText, push: PushRequest, bodies: [String: StoryBody], bodiesLoaded: Bool = true,
                 imageAlt: LocalizedText = LocalizedText(), imageCredit: String? = nil, media: [MediaReference] = []) {
-        box = Box(Fields(id: id, slug: slug, sourcePath: sourcePath, categories: categories, published: published, updated: updated, breaking: breaking, draft: draft, bodies: bodies, media: media),
-                  .decoded(Details(authors: authors, image: image, imageAlt: imageAlt, imageCredit: imageCredit, titles: titles, summaries: summaries, corrections: corrections, push: push)))
-        self.contentHash = contentHash
-        self.metadataHash = metadataHash
+        self.id = id
+        self.slug = slug
+        self.sourcePath = sourcePath
+        self.categories = categories
+        self.published = published
+        self.updated = updated
+        self.breaking = breaking
+        self.draft = draft
+        self.authors = authors
+        self.image = image
+        self.imageAlt = imageAlt
+        self.imageCredit = imageCredit
+        self.media = media
+        self.titles = titles
+        self.summaries = summaries
+        self.corrections = corrections
+        self.push = push
+        self.bodies = bodies
         self.bodiesLoaded = bodiesLoaded
-    }
-
-    /// A story read back by `StoryCodec`, its details still encoded.
-    init(fields: Fields, encodedDetails: ArraySlice<UInt8>, contentHash: UInt64, metadataHash: UInt64) {
-        box = Box(fields, .encoded(encodedDetails))
-        self.contentHash = contentHash
-        self.metadataHash = metadataHash
-        bodiesLoaded = false
     }
 
     /// The last time the story changed: `updated`, else `published`.
@@ -436,11 +279,10 @@ struct StoryParser {
         guard fields.sink.isEmpty, let published, !categories.isEmpty, !bodies.isEmpty else {
             return (nil, fields.sink.diagnostics)
         }
-        var story = Story(id: id, slug: slug, sourcePath: path, categories: categories, published: published,
+        let story = Story(id: id, slug: slug, sourcePath: path, categories: categories, published: published,
                           updated: updated, breaking: breaking, draft: draft, authors: authors, image: image,
                           titles: titles, summaries: summaries, corrections: corrections, push: push, bodies: bodies,
-                          imageAlt: imageAlt, imageCredit: imageCredit, media: media)
-        story.bodiesLoaded = withBodies
+                          bodiesLoaded: withBodies, imageAlt: imageAlt, imageCredit: imageCredit, media: media)
         return (story, [])
     }
 

@@ -46,13 +46,13 @@ enum StoryRules {
             let bytes = try fetch.value(Key(file, path), as: [UInt8].self)
             let name = String(key.name.split(separator: "/").last ?? Substring(key.name))
             // Bodies are read again for the pages that show them, so that memory does not grow with the archive.
-            var (story, problems) = StoryParser(config: config).parse(bytes: bytes, path: path, fileName: name, withBodies: false)
-            story?.contentHash = ContentHasher.hash(bytes)
-            let metadataHash = story.map(StoryCodec.metadataHash) ?? 0
-            story?.metadataHash = metadataHash
-            let parsed = problems.isEmpty && story != nil
-                ? ParsedStory(story: story, facts: StoryFacts(story!, config: config, links: links), problems: [])
-                : ParsedStory(story: nil, facts: nil, problems: problems)
+            let (story, problems) = StoryParser(config: config).parse(bytes: bytes, path: path, fileName: name, withBodies: false)
+            guard let story, problems.isEmpty else {
+                let parsed = ParsedStory(story: nil, facts: nil, problems: problems)
+                return Output(parsed, hash: parsed.hash)
+            }
+            let facts = StoryFacts(story, config: config, links: links, sourceHash: ContentHasher.hash(bytes))
+            let parsed = ParsedStory(story: story, facts: facts, problems: [])
             return Output(parsed, hash: parsed.hash)
         },
     ]
