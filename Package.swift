@@ -9,7 +9,7 @@ let package = Package(
     products: [
         .executable(name: "newsgen", targets: ["newsgen"]),
         // For the fuzz targets in Fuzz/, a package of their own so that `swift build` never links them.
-        .library(name: "NewsgenParsers", targets: ["YAML", "Templates", "Site", "Hub"]),
+        .library(name: "NewsgenParsers", targets: ["YAML", "Templates", "News", "Site", "Hub"]),
         // For Benchmarks/Callgrind, which runs the command line under valgrind.
         .library(name: "NewsgenCLI", targets: ["CLI"]),
     ],
@@ -39,14 +39,17 @@ let package = Package(
         // Domain modules.
         .target(name: "Incremental"),   // the generic incremental engine: no news knowledge
         .target(name: "Templates"),
-        .target(name: "Site", dependencies: ["Markdown", "YAML", "Templates", "Incremental", "Images"]),
-        .target(name: "Hub", dependencies: ["Site", "HTTP", "Signing", "Templates", "Incremental"]),
-        .target(name: "LiveSite", dependencies: ["Site", "Hub", "HTTPServer"]),   // newsgen serve
-        .target(name: "CLI", dependencies: ["Site", "Hub", "LiveSite"]),
+        // The news model: config, languages, categories, stories; parsing and validation. No caches, no output.
+        .target(name: "News", dependencies: ["YAML"]),
+        .target(name: "Site", dependencies: ["News", "Markdown", "YAML", "Templates", "Incremental", "Images"]),
+        .target(name: "Hub", dependencies: ["News", "Site", "HTTP", "Signing", "Templates", "Incremental"]),
+        .target(name: "LiveSite", dependencies: ["News", "Site", "Hub", "HTTPServer"]),   // newsgen serve
+        .target(name: "CLI", dependencies: ["News", "Site", "Hub", "LiveSite"]),
         .executableTarget(name: "newsgen", dependencies: ["CLI"]),
 
         // Tests.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "NewsFixtures", dependencies: ["News", "TestSupport"], path: "Tests/NewsFixtures"),
         .testTarget(name: "IncrementalTests", dependencies: ["Incremental"]),
         .testTarget(name: "MarkdownTests", dependencies: ["Markdown", "CCmark", "TestSupport"]),
         .testTarget(name: "YAMLTests", dependencies: ["YAML"]),
@@ -54,11 +57,12 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], exclude: ["loopback_server.py"]),
         .testTarget(name: "SigningTests", dependencies: ["Signing"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "LiveSiteTests", dependencies: ["LiveSite", "TestSupport"]),
+        .testTarget(name: "LiveSiteTests", dependencies: ["News", "LiveSite", "TestSupport"]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "TestSupport"]),
-        .testTarget(name: "SiteTests", dependencies: ["Site", "TestSupport"]),
-        .testTarget(name: "HubTests", dependencies: ["Hub", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["CLI", "TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "NewsTests", dependencies: ["News", "NewsFixtures", "TestSupport"]),
+        .testTarget(name: "SiteTests", dependencies: ["News", "NewsFixtures", "Site", "TestSupport"]),
+        .testTarget(name: "HubTests", dependencies: ["News", "Hub", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["News", "CLI", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport"], exclude: ["Golden", "Browser"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import News
 import Site
 
 /// A usage mistake: printed with the command's usage, exit code 64.

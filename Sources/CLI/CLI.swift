@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Hub
+import News
 import Site
 import Synchronization
 

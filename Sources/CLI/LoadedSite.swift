@@ -1,5 +1,6 @@
 import Foundation
 import Hub
+import News
 import Site
 
 /// What `status` and `next-change` read before anything else: "now", the site (from the trace of parsed stories when it

@@ -1,3 +1,4 @@
+import News
 import Site
 
 /// `newsgen new <slug> --category <name>`: writes a new story's file as a draft, for the editor to fill in.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Hub
+import News
 import Site
 
 /// `newsgen publish`: each new breaking story → one tagged, localized template notification, exactly once.

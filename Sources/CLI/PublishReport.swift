@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Hub
+import News
 import Site
 
 /// What `newsgen publish` prints: per breaking story, sent or skipped and why; with `--dry-run`, the exact

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LiveSite
+import News
 import Site
 import Synchronization
 

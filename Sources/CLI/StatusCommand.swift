@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Hub
+import News
 import Site
 
 /// `newsgen status [<story id>…] [--since <duration>] [--json]`: what happened to the alerts in the ledger, as

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import Hub
+import News
 import Site
 
 /// `newsgen publish --test <story id> [--to <tag expression>]`: the story's notification, built exactly as the

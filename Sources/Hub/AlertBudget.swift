@@ -1,3 +1,4 @@
+import News
 import Site
 
 /// One accepted send as the alert budget counts it.

@@ -1,4 +1,5 @@
 import Foundation
+import News
 import Site
 
 /// The device templates the apps register (`templates/devices/*.json`): what each kind of phone would show.

@@ -1,3 +1,4 @@
+import News
 import Site
 
 /// A moment when the site or the alerts change without anyone editing a file.

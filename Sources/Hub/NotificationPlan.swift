@@ -1,4 +1,5 @@
 import Foundation
+import News
 import Site
 
 /// One template notification for one story: the tag expression and the properties every device template

@@ -1,3 +1,4 @@
+import News
 import Site
 
 /// What `publish` would do now with each breaking story: the planner's entries, each notification with what every

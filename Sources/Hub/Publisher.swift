@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import News
 import Site
 
 /// How one notification ended.

@@ -1,4 +1,5 @@
 import Incremental
+import News
 import Site
 
 /// The hub's rules held against the whole site before it is deployed, for `newsgen check` and `newsgen build`:

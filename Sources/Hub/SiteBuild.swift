@@ -1,3 +1,4 @@
+import News
 import Site
 
 /// One build of a site into its locked output folder, the way `newsgen build` makes it: the output folder is looked

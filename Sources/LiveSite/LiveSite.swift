@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Hub
+import News
 import Site
 import Synchronization
 

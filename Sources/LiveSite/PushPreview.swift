@@ -1,4 +1,5 @@
 import Hub
+import News
 import Site
 
 /// The phone preview at `/_newsgen/push/`: for every breaking story what `publish` would do now, and for each

@@ -1,4 +1,5 @@
 import Foundation
+import News
 import Site
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import HTTPServer
+import News
 import Site
 #if canImport(Glibc)
 import Glibc

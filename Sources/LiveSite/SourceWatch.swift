@@ -1,4 +1,5 @@
 import Foundation
+import News
 import Site
 import Synchronization
 #if canImport(Glibc)
@@ -31,7 +32,7 @@ public final class SourceWatch: Sendable {
         var stopped = false
     }
 
-    static let watchedFolders = [Edition.contentFolder, Edition.templatesFolder, MediaLibrary.folder]
+    static let watchedFolders = [Edition.contentFolder, Edition.templatesFolder, MediaReference.folder]
     static let watchedRoots = [Edition.configFile] + watchedFolders
     static let mask = UInt32(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MODIFY | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_DELETE_SELF)
 

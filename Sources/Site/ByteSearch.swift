@@ -1,3 +1,4 @@
+import News
 extension Array where Element == UInt8 {
     /// Where `needle` first occurs at or after `start`, comparing bytes. For searches that run over every rendered
     /// page or body: Foundation's `range(of:)` compares Unicode-aware and the standard library's generic

@@ -1,3 +1,4 @@
+import News
 extension Edition {
     /// The site's `newsgen.yml` as it is now, read and checked but nothing else loaded: what `serve` needs before
     /// each build to keep `base_url`'s path under its own address. The config's problems are thrown as `load`

@@ -1,3 +1,4 @@
+import News
 import Incremental
 
 /// The whole site, loaded and validated: config, theme and every story (drafts and future ones included;

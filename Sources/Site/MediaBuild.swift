@@ -1,3 +1,4 @@
+import News
 import Dispatch
 import Images
 import Incremental

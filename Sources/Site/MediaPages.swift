@@ -1,3 +1,4 @@
+import News
 import Foundation
 import Templates
 
@@ -5,7 +6,7 @@ import Templates
 extension PageContext {
     /// The published photo a story's lead image is, when it is a photo of the media folder.
     func leadPhoto(_ story: Story) -> PublishedPhoto? {
-        guard let image = story.image, let path = MediaLibrary.path(ofLink: image) else { return nil }
+        guard let image = story.image, let path = MediaReference.path(ofLink: image) else { return nil }
         return media.photos[path]
     }
 
@@ -75,8 +76,8 @@ extension PageContext {
     /// links to the media folder under the site's base path. cmark writes every image as
     /// `<img src="…" alt="…" />` (with ` title="…"` when it has one), which is what is looked for.
     func withPhotos(_ html: [UInt8]) -> [UInt8] {
-        guard html.firstIndex(ofBytes: Array("\"/\(MediaLibrary.folder)/".utf8)) != nil else { return html }
-        let imageStart = Array("<img src=\"/\(MediaLibrary.folder)/".utf8)
+        guard html.firstIndex(ofBytes: Array("\"/\(MediaReference.folder)/".utf8)) != nil else { return html }
+        let imageStart = Array("<img src=\"/\(MediaReference.folder)/".utf8)
         let srcOffset = "<img src=\"".utf8.count
         var out: [UInt8] = []
         out.reserveCapacity(html.count + 512)
@@ -93,7 +94,7 @@ extension PageContext {
             let src = String(decoding: html[srcStart..<quote], as: UTF8.self)
             let attributes = String(decoding: html[(quote + 1)..<close], as: UTF8.self)   // ` alt="…"` and ` title="…"`
             var element: String
-            if let path = MediaLibrary.path(ofLink: src), let photo = media.photos[path] {
+            if let path = MediaReference.path(ofLink: src), let photo = media.photos[path] {
                 element = "<picture><source type=\"image/webp\" srcset=\"\(srcset(photo.webpWidths))\" sizes=\"\(Self.leadSizes)\">"
                 element += "<img src=\"\(links.href(photo.main.path))\" srcset=\"\(srcset(photo.widths))\" sizes=\"\(Self.leadSizes)\""
                 element += " width=\"\(photo.main.width)\" height=\"\(photo.main.height)\"\(attributes) loading=\"lazy\" decoding=\"async\"></picture>"
@@ -105,8 +106,8 @@ extension PageContext {
         }
         out += html[position...]
         if links.basePath != "/" {
-            out = out.replacing(bytes: Array("href=\"/\(MediaLibrary.folder)/".utf8),
-                                with: Array("href=\"\(links.basePath)\(MediaLibrary.folder)/".utf8))
+            out = out.replacing(bytes: Array("href=\"/\(MediaReference.folder)/".utf8),
+                                with: Array("href=\"\(links.basePath)\(MediaReference.folder)/".utf8))
         }
         return out
     }

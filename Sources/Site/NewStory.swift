@@ -1,3 +1,4 @@
+import News
 /// `newsgen new`: the file of a story still to be written, in the story format, as a draft.
 ///
 /// It is refused for what `check` would refuse in its name and category (the same rules: `StoryParser`'s slug rule,

@@ -1,3 +1,4 @@
+import News
 import Foundation
 import Incremental
 import Markdown

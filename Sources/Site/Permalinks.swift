@@ -1,3 +1,4 @@
+import News
 /// The URL scheme, in one place. Every page is a folder with an `index.html`, so URLs end in `/`.
 ///
 /// - `/{lang}/` front page of a language (`/en/`, `/fr/`, `/zh-hans/`)

@@ -1,3 +1,4 @@
+import News
 import Incremental
 import Markdown
 import Templates
@@ -338,7 +339,7 @@ public enum SiteBuilder {
     /// Refuses output folders that would overwrite or delete the site's own sources.
     static func unsafeOutputProblem(_ output: String, site root: String) -> String? {
         let protected = [root, root + "/" + Edition.contentFolder, root + "/" + Edition.templatesFolder,
-                         root + "/" + MediaLibrary.folder]
+                         root + "/" + MediaReference.folder]
         for path in protected where path == output || path.hasPrefix(output + "/") || (output.hasPrefix(path + "/") && path != root) {
             return "the output folder \(output) would overwrite the site's sources (\(path)); choose another folder"
         }

@@ -1,3 +1,4 @@
+import News
 import Incremental
 
 /// The sitemaps, news sitemaps and robots.txt as tasks of the incremental engine, in groups, so that a rebuild makes

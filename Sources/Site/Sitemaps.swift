@@ -1,3 +1,4 @@
+import News
 /// One page in the XML sitemap with the same page in its other languages.
 public struct SitemapEntry: Sendable {
     public var language: Language

@@ -1,3 +1,4 @@
+import News
 import YAML
 
 /// Where a value is in the site's sources, for checks made outside this module (the hub's rules) that must point

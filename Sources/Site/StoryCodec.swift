@@ -1,3 +1,4 @@
+import News
 import Incremental
 
 /// A story's metadata as bytes (what the engine keeps of a parsed story between processes), and back.

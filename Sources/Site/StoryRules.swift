@@ -1,3 +1,4 @@
+import News
 import Incremental
 
 /// The story files of a site as tasks of the incremental engine.

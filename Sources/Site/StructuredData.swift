@@ -1,3 +1,4 @@
+import News
 /// schema.org `NewsArticle` JSON-LD for a story page, following Google's Article documentation: headline
 /// (never truncated), dates with offsets, authors, image, language, canonical URL, publisher, sections, and a
 /// `CorrectionComment` when the story carries a correction.

@@ -1,3 +1,4 @@
+import News
 import Templates
 import YAML
 

@@ -1,5 +1,6 @@
 import Testing
 @testable import Hub
+@testable import News
 @testable import Site
 
 /// The alert budget as a pure function of the ledger's sends, now and the config: one test per edge.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Hub
+@testable import News
 @testable import Site
 import TestSupport
 

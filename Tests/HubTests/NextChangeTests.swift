@@ -1,5 +1,6 @@
 import Testing
 @testable import Hub
+@testable import News
 @testable import Site
 
 /// `next-change` as a pure function of the edition, the ledger and now.

@@ -3,6 +3,7 @@ import HTTP
 import Synchronization
 import Testing
 @testable import Hub
+@testable import News
 @testable import Site
 import TestSupport
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LiveSite
+import News
 import Site
 import Synchronization
 import Testing

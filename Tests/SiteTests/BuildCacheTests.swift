@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import News
 @testable import Site
 
 /// The kept feed texts: read back as written, and none at all from a damaged file.

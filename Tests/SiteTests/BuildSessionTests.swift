@@ -1,4 +1,5 @@
 import Foundation
+@testable import News
 @testable import Site
 import Testing
 import TestSupport

@@ -1,4 +1,5 @@
 import Testing
+@testable import News
 @testable import Site
 
 /// The byte search behind photo and page rewriting answers as a search of the text would.

@@ -1,5 +1,6 @@
 import Testing
 import TestSupport
+@testable import News
 @testable import Site
 import Incremental
 

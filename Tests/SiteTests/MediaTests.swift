@@ -1,3 +1,5 @@
+@testable import News
+import NewsFixtures
 @testable import Site
 import Testing
 
@@ -36,7 +38,7 @@ import Testing
 
     @Test func bodyReferencesHaveTheirLineAndColumn() {
         let body = Array("Intro.\n\n![Alt](/media/a.jpg) and [PDF](</media/docs/r.pdf>)\n[ref]: /media/b.png \"T\"\nSee [site](/en/) and ![x](https://e.com/x.jpg).\n".utf8)
-        let found = MediaLibrary.references(inBody: body, firstLine: 10)
+        let found = MediaReference.references(inBody: body, firstLine: 10)
         #expect(found == [
             MediaReference(path: "media/a.jpg", location: .init(line: 12, column: 8)),
             MediaReference(path: "media/docs/r.pdf", location: .init(line: 12, column: 33)),

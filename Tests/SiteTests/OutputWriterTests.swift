@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import News
 @testable import Site
 
 /// The output folder is written in two ways: a folder with no site yet gets its files staged at their real

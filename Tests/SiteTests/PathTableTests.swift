@@ -1,4 +1,5 @@
 import Testing
+@testable import News
 @testable import Site
 
 /// The path table answers as `Set<String>` would, keeps the order paths were added in, and grows.

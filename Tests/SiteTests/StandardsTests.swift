@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+@testable import News
+import NewsFixtures
 @testable import Site
 import TestSupport
 

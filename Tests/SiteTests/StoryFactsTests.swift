@@ -1,5 +1,7 @@
 import Foundation
 import Incremental
+@testable import News
+import NewsFixtures
 @testable import Site
 import Testing
 import TestSupport

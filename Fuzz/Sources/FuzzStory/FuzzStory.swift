@@ -1,5 +1,5 @@
 import FuzzSupport
-@testable import Site
+@testable import News
 
 /// The sample site's configuration: three languages, six categories.
 private let config: SiteConfig = {

@@ -1,5 +1,6 @@
 import Testing
-@testable import Site
+@testable import News
+import NewsFixtures
 
 @Suite struct TimestampTests {
     func parse(_ text: String) -> Timestamp? { try? Timestamp.parse(text).get() }

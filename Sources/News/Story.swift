@@ -13,6 +13,13 @@ public struct StoryBody: Sendable, Hashable {
     /// Where the body is in the file's bytes, so that it can be read again without parsing the file.
     public var sourceRange: Range<Int>
 
+    package init(languageCode: String, text: [UInt8], firstLine: Int, sourceRange: Range<Int>) {
+        self.languageCode = languageCode
+        self.text = text
+        self.firstLine = firstLine
+        self.sourceRange = sourceRange
+    }
+
     /// The Markdown as a String.
     public var markdown: String {
         get { String(decoding: text, as: UTF8.self) }
@@ -21,7 +28,7 @@ public struct StoryBody: Sendable, Hashable {
 
     /// The Markdown of `range` in a story file: lines end with a line feed (a carriage return before one is
     /// dropped), and so does the last.
-    static func text(in bytes: [UInt8], _ range: Range<Int>) -> [UInt8] {
+    package static func text(in bytes: [UInt8], _ range: Range<Int>) -> [UInt8] {
         bytes.withUnsafeBufferPointer { buffer in
             let slice = UnsafeBufferPointer(rebasing: buffer[range])
             var out: [UInt8] = []
@@ -125,14 +132,16 @@ public struct Story: Sendable, Hashable {
 }
 
 /// The result of loading one story file: the story, or the problems that keep it out.
-struct StoryParser {
-    let config: SiteConfig
+package struct StoryParser {
+    package let config: SiteConfig
 
-    static let keys = ["id", "category", "published", "updated", "breaking", "draft", "author", "image",
+    package init(config: SiteConfig) { self.config = config }
+
+    package static let keys = ["id", "category", "published", "updated", "breaking", "draft", "author", "image",
                        "title", "summary", "correction", "push"]
 
     /// Slug from a file name: `2026-11-29-quake-off-coast.md` → `quake-off-coast`.
-    static func slug(fromFileName name: String) -> String {
+    package static func slug(fromFileName name: String) -> String {
         var stem = name.hasSuffix(".md") ? String(name.dropLast(3)) : name
         let bytes = Array(stem.utf8)
         if bytes.count > 11 {
@@ -144,7 +153,7 @@ struct StoryParser {
 
     /// `withBodies: false` finds and checks the bodies but leaves their text out (`Story.bodiesLoaded` false):
     /// what `Edition` keeps, since pages read bodies back from the file.
-    func parse(bytes: [UInt8], path: String, fileName: String, withBodies: Bool = true) -> (Story?, [Diagnostic]) {
+    package func parse(bytes: [UInt8], path: String, fileName: String, withBodies: Bool = true) -> (Story?, [Diagnostic]) {
         var fields = Fields(path: path)
         guard let start = Self.validateUTF8(bytes, sink: &fields.sink) else { return (nil, fields.sink.diagnostics) }
         let lines = SourceLines(bytes, from: start)
@@ -225,7 +234,7 @@ struct StoryParser {
                 let lower = text.lowercased()
                 if (text.hasPrefix("/") && !text.hasPrefix("//")) || lower.hasPrefix("https://") || lower.hasPrefix("http://") {
                     image = text
-                    if let path = MediaLibrary.path(ofLink: text) { media.append(MediaReference(path: path, location: srcNode.location)) }
+                    if let path = MediaReference.path(ofLink: text) { media.append(MediaReference(path: path, location: srcNode.location)) }
                 } else {
                     fields.sink.error("image must be a site path starting with / or an http(s) URL, found \"\(text)\"", at: srcNode.location)
                 }
@@ -266,7 +275,7 @@ struct StoryParser {
 
         for code in bodies.keys.sorted() {
             guard let body = bodies[code] else { continue }
-            media += MediaLibrary.references(inBody: Array(bytes[body.sourceRange]), firstLine: body.firstLine)
+            media += MediaReference.references(inBody: Array(bytes[body.sourceRange]), firstLine: body.firstLine)
         }
         if let node = map["image"], node.mapping != nil, config.media.missingAlt == .error {
             let missing = languages.filter { bodies[$0.code] != nil && imageAlt[code: $0.code] == nil }.map(\.code)
@@ -288,7 +297,7 @@ struct StoryParser {
 
     /// The front matter, between the first line `---` and the next `---` (or `...`), and the index of its closing
     /// line; nil when there is none, with the problem in `sink`.
-    static func frontMatter(_ lines: SourceLines, sink: inout DiagnosticSink) -> (root: YAMLNode, close: Int)? {
+    package static func frontMatter(_ lines: SourceLines, sink: inout DiagnosticSink) -> (root: YAMLNode, close: Int)? {
         guard lines.count > 0, lines[0].strip(" \t") == "---" else {
             sink.error("a story starts with front matter: a line \"---\", the YAML fields, and another \"---\"",
                        at: .init(line: 1, column: 1))
@@ -316,13 +325,13 @@ struct StoryParser {
     }
 
     /// nil when `slug` is a clean URL segment, else the clean slug to suggest instead.
-    static func cleanSlug(instead slug: String) -> String? {
+    package static func cleanSlug(instead slug: String) -> String? {
         isCleanURLSegment(slug) ? nil : SiteConfig.slugify(slug)
     }
 
     /// The id and slug a story file holds, from its name and its front matter's `id` alone: a file with other
     /// problems still holds them (an id `parse` refuses counts as the slug, which is what the file will have).
-    static func claimedKeys(bytes: [UInt8], fileName: String) -> (id: String, slug: String) {
+    package static func claimedKeys(bytes: [UInt8], fileName: String) -> (id: String, slug: String) {
         let slug = slug(fromFileName: fileName)
         var sink = DiagnosticSink(path: fileName)
         guard let start = validateUTF8(bytes, sink: &sink),
@@ -351,7 +360,7 @@ struct StoryParser {
 
     /// Strict UTF-8 check; the first invalid byte is reported with its line and column. Returns where the
     /// text starts (after a byte order mark).
-    static func validateUTF8(_ bytes: [UInt8], sink: inout DiagnosticSink) -> Int? {
+    package static func validateUTF8(_ bytes: [UInt8], sink: inout DiagnosticSink) -> Int? {
         var slice = bytes[...]
         if slice.starts(with: [0xEF, 0xBB, 0xBF]) { slice = slice.dropFirst(3) }
         let hasNul = slice.withUnsafeBufferPointer { $0.baseAddress.map { memchr($0, 0, slice.count) != nil } ?? false }
@@ -465,11 +474,11 @@ struct StoryParser {
 /// return at the end of a line is left out too. It works on bytes because in Swift "\r\n" is ONE Character, so
 /// splitting a String on "\n" would leave files with Windows line endings in one piece; and a body's lines
 /// only become text when they could be a marker or a fence.
-struct SourceLines {
-    let bytes: [UInt8]
+package struct SourceLines {
+    package let bytes: [UInt8]
     private(set) var ranges: [Range<Int>] = []
 
-    init(_ bytes: [UInt8], from start: Int) {
+    package init(_ bytes: [UInt8], from start: Int) {
         self.bytes = bytes
         ranges.reserveCapacity(bytes.count / 40 + 8)
         var lineStart = start
@@ -490,9 +499,9 @@ struct SourceLines {
         }
     }
 
-    var count: Int { ranges.count }
+    package var count: Int { ranges.count }
 
-    subscript(index: Int) -> String { String(decoding: bytes[ranges[index]], as: UTF8.self) }
+    package subscript(index: Int) -> String { String(decoding: bytes[ranges[index]], as: UTF8.self) }
 
     /// The first byte after up to `spaces` leading spaces, if the line has one there.
     func firstByte(_ index: Int, afterSpaces spaces: Int) -> UInt8? {
@@ -550,7 +559,7 @@ enum BodySplitter {
 
     /// Lines become text only when their first byte could start a marker (`<`, no indent) or a fence
     /// (`` ` `` or `~` after at most three spaces); every other line is passed over as bytes.
-    static func split(lines: SourceLines, startingAt start: Int, config: SiteConfig, withText: Bool = true,
+    package static func split(lines: SourceLines, startingAt start: Int, config: SiteConfig, withText: Bool = true,
                       sink: inout DiagnosticSink) -> [String: StoryBody] {
         // Each section is a run of lines: before the first marker (code nil), then one per marker.
         var sections: [(code: String?, line: Int, lines: Range<Int>)] = [(nil, start + 1, start..<start)]

@@ -51,23 +51,23 @@ public struct SiteError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Collects diagnostics from one file so that every problem is reported, not just the first.
-struct DiagnosticSink {
-    let path: String
-    private(set) var diagnostics: [Diagnostic] = []
+package struct DiagnosticSink {
+    package let path: String
+    package private(set) var diagnostics: [Diagnostic] = []
 
-    init(path: String) { self.path = path }
+    package init(path: String) { self.path = path }
 
-    mutating func error(_ message: String, at location: SourceLocation? = nil) {
+    package mutating func error(_ message: String, at location: SourceLocation? = nil) {
         diagnostics.append(Diagnostic(path: path, location: location, message: message))
     }
 
-    var isEmpty: Bool { diagnostics.isEmpty }
+    package var isEmpty: Bool { diagnostics.isEmpty }
 }
 
 /// "unknown X" messages with the known values and a did-you-mean; shared by the site checks and the CLI.
 public enum Suggestion {
     /// "unknown X" messages end with the known values and, when one is close, a did-you-mean.
-    static func unknown(_ what: String, _ value: String, known: [String]) -> String {
+    package static func unknown(_ what: String, _ value: String, known: [String]) -> String {
         var message = "unknown \(what) \"\(value)\" (known: \(known.joined(separator: ", "))"
         if let close = closest(to: value, in: known) { message += "; did you mean \"\(close)\"?" }
         return message + ")"
@@ -84,7 +84,7 @@ public enum Suggestion {
         return best?.0
     }
 
-    static func editDistance(_ a: String, _ b: String) -> Int {
+    package static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }

@@ -66,7 +66,7 @@ public struct Language: Sendable, Hashable {
     ]
 
     /// A syntactic BCP 47 check (language[-script][-region][-variant]), enough to refuse `english` or `zh_CN`.
-    static func isWellFormedTag(_ code: String) -> Bool {
+    package static func isWellFormedTag(_ code: String) -> Bool {
         let parts = code.split(separator: "-", omittingEmptySubsequences: false)
         guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }) else {
             return false
@@ -91,7 +91,7 @@ public struct LocalizedText: Sendable, Hashable {
     }
 
     /// Pairs already sorted by code, each code once (what `pairs` gave).
-    init(sortedPairs: [(code: String, text: String)]) { pairs = sortedPairs }
+    package init(sortedPairs: [(code: String, text: String)]) { pairs = sortedPairs }
 
     public subscript(code code: String) -> String? { pairs.first { $0.code == code }?.text }
     public var isEmpty: Bool { pairs.isEmpty }

@@ -1,5 +1,6 @@
 import Testing
-@testable import Site
+@testable import News
+import NewsFixtures
 import TestSupport
 
 @Suite struct ConfigTests {

@@ -1,8 +1,8 @@
-@testable import Site
+import News
 import TestSupport
 
-enum Fixtures {
-    static let config = FixtureConfig.threeLanguages(title: "{ en: Example News, fr: Les Nouvelles, zh-Hans: 新闻网 }", categories: """
+package enum Fixtures {
+    package static let config = FixtureConfig.threeLanguages(title: "{ en: Example News, fr: Les Nouvelles, zh-Hans: 新闻网 }", categories: """
           - name: World
             title: { fr: Monde, zh-Hans: 国际 }
           - name: Politics
@@ -10,18 +10,20 @@ enum Fixtures {
           - name: Sports
         """)
 
-    static func siteConfig(_ text: String = config) -> SiteConfig {
+    package static func siteConfig(_ text: String = config) -> SiteConfig {
         var diagnostics: [Diagnostic] = []
         let parsed = SiteConfig.parse(text, path: "newsgen.yml", diagnostics: &diagnostics)
         precondition(diagnostics.isEmpty, "fixture config must parse: \(diagnostics)")
         return parsed!
     }
 
-    static func parseStory(_ text: String, fileName: String = "quake.md", config: SiteConfig = siteConfig()) -> (Story?, [Diagnostic]) {
-        StoryParser(config: config).parse(bytes: Array(text.utf8), path: "content/world/\(fileName)", fileName: fileName)
+    package static func parseStory(_ text: String, fileName: String = "quake.md", config: SiteConfig = siteConfig(),
+                                   withBodies: Bool = true) -> (Story?, [Diagnostic]) {
+        StoryParser(config: config).parse(bytes: Array(text.utf8), path: "content/world/\(fileName)", fileName: fileName,
+                                          withBodies: withBodies)
     }
 
-    static let story = """
+    package static let story = """
     ---
     id: quake-off-coast
     category: World

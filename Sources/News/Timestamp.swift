@@ -159,7 +159,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// (year, month, day, hour, minute, second) of a count of seconds since the epoch (already shifted to local time).
-    static func civil(_ seconds: Int) -> (Int, Int, Int, Int, Int, Int) {
+    package static func civil(_ seconds: Int) -> (Int, Int, Int, Int, Int, Int) {
         var days = seconds / 86400
         var rest = seconds % 86400
         if rest < 0 { rest += 86400; days -= 1 }
@@ -178,10 +178,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
 
 public struct TimestampError: Error, Sendable, Hashable {
     public var message: String
-    init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
 }
 
-func pad(_ value: Int, _ width: Int = 2) -> String {
+package func pad(_ value: Int, _ width: Int = 2) -> String {
     let text = String(value)
     return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
 }
@@ -284,7 +284,7 @@ public struct ReaderClock: Sendable {
 
 /// `ReaderClock`'s remembered offsets: by stretch of 2^21 seconds since 1970 (nil for a stretch in which the offset
 /// changes), and by quarter of an hour in those stretches.
-final class ZoneOffsets: Sendable {
+package final class ZoneOffsets: Sendable {
     let stretches = Mutex<[Int: Int?]>([:])
-    let known = Mutex<[Int: Int]>([:])
+    package let known = Mutex<[Int: Int]>([:])
 }

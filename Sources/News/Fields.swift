@@ -2,13 +2,13 @@ import YAML
 
 /// Reads typed values out of YAML nodes, reporting every problem to a sink with the node's location.
 /// Shared by the config and the story parsers so both speak with one voice.
-struct Fields {
-    var sink: DiagnosticSink
+package struct Fields {
+    package var sink: DiagnosticSink
 
-    init(path: String) { sink = DiagnosticSink(path: path) }
+    package init(path: String) { sink = DiagnosticSink(path: path) }
 
     /// Checks that `node` is a mapping whose keys are all known, and returns its entries by key.
-    mutating func mapping(_ node: YAMLNode, known: [String], what: String) -> [String: YAMLNode] {
+    package mutating func mapping(_ node: YAMLNode, known: [String], what: String) -> [String: YAMLNode] {
         guard let entries = node.mapping else {
             sink.error("\(what) must be a mapping of keys to values, found \(node.kindName)", at: node.location)
             return [:]
@@ -25,7 +25,7 @@ struct Fields {
         return result
     }
 
-    mutating func string(_ node: YAMLNode, _ name: String) -> String? {
+    package mutating func string(_ node: YAMLNode, _ name: String) -> String? {
         guard let text = node.string, node.mapping == nil, node.sequence == nil else {
             sink.error("\(name) must be text, found \(node.kindName)", at: node.location)
             return nil
@@ -44,19 +44,19 @@ struct Fields {
 
     /// The first control character (Unicode category Cc: U+0000–U+001F, U+007F–U+009F) in `text` other than tab
     /// and line feed. YAML escapes ("\x1b", "\0") put them in a value; written out they corrupt HTML and feeds.
-    static func controlCharacter(in text: String) -> Unicode.Scalar? {
+    package static func controlCharacter(in text: String) -> Unicode.Scalar? {
         // Most text has none: every UTF-8 byte of a C0 control or DEL is below 0x20 or 0x7F, and C1 controls
         // start with 0xC2.
         guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return nil }
         return text.unicodeScalars.first { ($0.value < 0x20 && $0 != "\t" && $0 != "\n") || (0x7F...0x9F).contains($0.value) }
     }
 
-    static func hex(_ scalar: Unicode.Scalar) -> String {
+    package static func hex(_ scalar: Unicode.Scalar) -> String {
         let digits = String(scalar.value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
-    mutating func bool(_ node: YAMLNode, _ name: String) -> Bool? {
+    package mutating func bool(_ node: YAMLNode, _ name: String) -> Bool? {
         guard let value = node.bool else {
             sink.error("\(name) must be true or false, found \"\(node.string ?? node.kindName)\"", at: node.location)
             return nil
@@ -83,7 +83,7 @@ struct Fields {
     }
 
     /// A duration such as `6h`, `90m`, `30s` or `1h30m`, in seconds.
-    mutating func duration(_ node: YAMLNode, _ name: String) -> Double? {
+    package mutating func duration(_ node: YAMLNode, _ name: String) -> Double? {
         guard let text = string(node, name) else { return nil }
         if let seconds = Self.parseDuration(text) { return seconds }
         sink.error("\(name) must be a duration such as 6h, 90m or 30s, found \"\(text)\"", at: node.location)
@@ -111,7 +111,7 @@ struct Fields {
     }
 
     /// Text per language: a mapping `{ en: …, fr: … }`, or plain text meaning the default language.
-    mutating func localized(_ node: YAMLNode, _ name: String, languages: [Language]) -> LocalizedText {
+    package mutating func localized(_ node: YAMLNode, _ name: String, languages: [Language]) -> LocalizedText {
         guard let defaultLanguage = languages.first else { return LocalizedText() }
         if node.mapping == nil {
             return string(node, name).map { LocalizedText([defaultLanguage.code: $0]) } ?? LocalizedText()
@@ -138,7 +138,7 @@ struct Fields {
 
 extension StringProtocol {
     /// The text without leading and trailing characters from `set`.
-    func strip(_ set: String) -> String {
+    package func strip(_ set: String) -> String {
         var scalars = Substring(self)
         while let first = scalars.first, set.contains(first) { scalars = scalars.dropFirst() }
         while let last = scalars.last, set.contains(last) { scalars = scalars.dropLast() }

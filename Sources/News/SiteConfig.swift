@@ -6,6 +6,12 @@ public struct Category: Sendable, Hashable {
     public var slug: String
     public var titles: LocalizedText
 
+    package init(name: String, slug: String, titles: LocalizedText) {
+        self.name = name
+        self.slug = slug
+        self.titles = titles
+    }
+
     public func title(in language: Language) -> String { titles[code: language.code] ?? name }
 }
 
@@ -138,12 +144,12 @@ public struct SiteConfig: Sendable, Hashable {
         categories.first { $0.name == name }
     }
 
-    static let keys = ["title", "description", "base_url", "timezone", "languages", "categories",
+    package static let keys = ["title", "description", "base_url", "timezone", "languages", "categories",
                        "missing_language", "raw_html", "page_size", "front_page_size", "push",
                        "feeds", "publisher", "sitemaps", "media"]
 
     /// Parses and validates newsgen.yml. Returns nil when there were errors (all of them are in `diagnostics`).
-    static func parse(_ text: String, path: String, diagnostics: inout [Diagnostic]) -> SiteConfig? {
+    package static func parse(_ text: String, path: String, diagnostics: inout [Diagnostic]) -> SiteConfig? {
         var fields = Fields(path: path)
         defer { diagnostics += fields.sink.diagnostics }
         let root: YAMLNode
@@ -382,7 +388,7 @@ public struct SiteConfig: Sendable, Hashable {
         return push
     }
 
-    static func baseURLProblem(_ text: String) -> String? {
+    package static func baseURLProblem(_ text: String) -> String? {
         let lower = text.lowercased()
         guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else {
             return "base_url must be an absolute http(s) URL such as https://news.example.com/, found \"\(text)\""

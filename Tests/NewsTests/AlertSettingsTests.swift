@@ -1,5 +1,6 @@
 import Testing
-@testable import Site
+@testable import News
+import NewsFixtures
 
 /// The newsgen.yml and front-matter keys of an alert's life: test audience, expiry, priority, budget.
 @Suite struct AlertSettingsTests {
@@ -40,17 +41,6 @@ import Testing
         #expect(typo.first?.hasPrefix("content/world/quake.md:7:3: error: unknown key \"expire\"") == true)
         #expect(typo.first?.contains("did you mean \"expires\"?") == true)
     }
-
-    @Test func theKeptStoryKeepsTheExpiry() throws {
-        for push in ["  expires: 45m\n", "  revision: 3\n"] {
-            let story = try #require(Fixtures.parseStory(Self.story(push)).0)
-            var writer = ByteWriter()
-            StoryCodec.write(story, &writer)
-            var reader = ByteReader(writer.bytes)
-            let read = try #require(StoryCodec.read(&reader))
-            #expect(read.push == story.push)
-        }
-    }
 }
 
 @Suite struct BudgetSettingsTests {
@@ -73,10 +63,5 @@ import Testing
         #expect(Fixtures.parseStory(AlertFrontMatterTests.story("  revision: 1\n")).0?.push.budgetExempt == false)
         #expect(Fixtures.parseStory(AlertFrontMatterTests.story("  budget: exmept\n")).1.map(\.description) ==
                 ["content/world/quake.md:7:11: error: unknown push.budget value \"exmept\" (known: exempt; did you mean \"exempt\"?)"])
-        let story = try #require(Fixtures.parseStory(AlertFrontMatterTests.story("  budget: exempt\n")).0)
-        var writer = ByteWriter()
-        StoryCodec.write(story, &writer)
-        var reader = ByteReader(writer.bytes)
-        #expect(StoryCodec.read(&reader)?.push.budgetExempt == true)
     }
 }
