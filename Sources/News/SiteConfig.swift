@@ -169,96 +169,9 @@ public struct SiteConfig: Sendable, Hashable {
         }
 
         // Languages first: every localized value is checked against them.
-        var languages: [Language] = []
-        if let node = map["languages"] {
-            if let items = node.sequence, !items.isEmpty {
-                for item in items {
-                    let entry = fields.mapping(item, known: ["code", "name", "label", "path", "dir", "og_locale", "news_language"],
-                                               what: "a language")
-                    guard let codeNode = entry["code"], let code = fields.string(codeNode, "code") else {
-                        if entry["code"] == nil { fields.sink.error("a language needs a code, e.g. code: fr", at: item.location) }
-                        continue
-                    }
-                    guard Language.isWellFormedTag(code) else {
-                        fields.sink.error("\"\(code)\" is not a BCP 47 language tag (e.g. en, fr, zh-Hans, pt-BR)", at: codeNode.location)
-                        continue
-                    }
-                    if languages.contains(where: { $0.code.lowercased() == code.lowercased() }) {
-                        fields.sink.error("language \"\(code)\" is listed twice", at: codeNode.location)
-                        continue
-                    }
-                    guard let nameNode = entry["name"], let name = fields.string(nameNode, "name") else {
-                        if entry["name"] == nil {
-                            fields.sink.error("language \"\(code)\" needs a name (e.g. name: French; it names the push property News_French)",
-                                              at: item.location)
-                        }
-                        continue
-                    }
-                    if !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) {
-                        fields.sink.error("language name \"\(name)\" may only use ASCII letters, digits and _ (it becomes the push property News_\(name))",
-                                          at: nameNode.location)
-                    }
-                    var direction: Language.Direction?
-                    if let dirNode = entry["dir"], let text = fields.string(dirNode, "dir") {
-                        direction = Language.Direction(rawValue: text)
-                        if direction == nil { fields.sink.error("dir must be ltr or rtl, found \"\(text)\"", at: dirNode.location) }
-                    }
-                    var pathSegment: String?
-                    if let pathNode = entry["path"], let text = fields.string(pathNode, "path") {
-                        if isSafeSegment(text) { pathSegment = text } else {
-                            fields.sink.error("path \"\(text)\" must be one URL segment of lowercase letters, digits and -", at: pathNode.location)
-                        }
-                    }
-                    languages.append(Language(
-                        code: code, name: name,
-                        label: entry["label"].flatMap { fields.string($0, "label") },
-                        pathSegment: pathSegment, direction: direction,
-                        ogLocale: entry["og_locale"].flatMap { fields.string($0, "og_locale") },
-                        newsLanguage: entry["news_language"].flatMap { fields.string($0, "news_language") }))
-                }
-                var seenPaths: [String: String] = [:]
-                for language in languages {
-                    if let other = seenPaths[language.pathSegment] {
-                        fields.sink.error("languages \(other) and \(language.code) would share the URL folder /\(language.pathSegment)/", at: node.location)
-                    }
-                    seenPaths[language.pathSegment] = language.code
-                }
-            } else {
-                fields.sink.error("languages must be a non-empty list; the first one is the default language", at: node.location)
-            }
-        }
+        let languages = map["languages"].map { parseLanguages($0, fields: &fields) } ?? []
 
-        var categories: [Category] = []
-        if let node = map["categories"] {
-            if let items = node.sequence, !items.isEmpty {
-                for item in items {
-                    let entry = fields.mapping(item, known: ["name", "title", "slug"], what: "a category")
-                    guard let nameNode = entry["name"], let name = fields.string(nameNode, "name") else {
-                        if entry["name"] == nil { fields.sink.error("a category needs a name, e.g. name: World", at: item.location) }
-                        continue
-                    }
-                    if categories.contains(where: { $0.name == name }) {
-                        fields.sink.error("category \"\(name)\" is listed twice", at: nameNode.location)
-                    }
-                    var slug = slugify(name)
-                    if let slugNode = entry["slug"], let text = fields.string(slugNode, "slug") {
-                        if isSafeSegment(text) { slug = text } else {
-                            fields.sink.error("slug \"\(text)\" must be one URL segment of lowercase letters, digits and -", at: slugNode.location)
-                        }
-                    }
-                    if ["page", "static"].contains(slug) || (slug.count == 4 && slug.allSatisfy(\.isNumber)) {
-                        fields.sink.error("category URL segment \"\(slug)\" is reserved; give the category another slug", at: nameNode.location)
-                    }
-                    if let other = categories.first(where: { $0.slug == slug }) {
-                        fields.sink.error("categories \(other.name) and \(name) would share the URL segment \"\(slug)\"", at: nameNode.location)
-                    }
-                    let titles = entry["title"].map { fields.localized($0, "title", languages: languages) } ?? LocalizedText()
-                    categories.append(Category(name: name, slug: slug, titles: titles))
-                }
-            } else {
-                fields.sink.error("categories must be a non-empty list", at: node.location)
-            }
-        }
+        let categories = map["categories"].map { parseCategories($0, languages: languages, fields: &fields) } ?? []
 
         let title = map["title"].map { fields.localized($0, "title", languages: languages) } ?? LocalizedText()
         if let node = map["title"], let first = languages.first, title[code: first.code] == nil, fields.sink.isEmpty {
@@ -289,36 +202,9 @@ public struct SiteConfig: Sendable, Hashable {
         let frontPageSize = map["front_page_size"].flatMap { fields.positiveInt($0, "front_page_size", max: 1000) } ?? 30
         let push = map["push"].map { parsePush($0, fields: &fields) } ?? PushSettings()
 
-        var feeds = FeedSettings()
-        if let node = map["feeds"] {
-            let entry = fields.mapping(node, known: ["items", "content"], what: "feeds")
-            if let n = entry["items"], let v = fields.positiveInt(n, "feeds.items", max: 1000) { feeds.items = v }
-            if let n = entry["content"], let text = fields.string(n, "feeds.content") {
-                if let v = FeedSettings.Content(rawValue: text) { feeds.content = v } else {
-                    fields.sink.error("feeds.content must be full or summary, found \"\(text)\"", at: n.location)
-                }
-            }
-        }
-        var publisher = PublisherSettings()
-        if let node = map["publisher"] {
-            let entry = fields.mapping(node, known: ["name", "logo"], what: "publisher")
-            if let n = entry["name"] { publisher.name = fields.localized(n, "publisher.name", languages: languages) }
-            if let n = entry["logo"], let text = fields.string(n, "publisher.logo") {
-                let lower = text.lowercased()
-                if (text.hasPrefix("/") && !text.hasPrefix("//")) || lower.hasPrefix("https://") || lower.hasPrefix("http://") {
-                    publisher.logo = text
-                } else {
-                    fields.sink.error("publisher.logo must be a site path starting with / or an http(s) URL, found \"\(text)\"", at: n.location)
-                }
-            }
-        }
-        var sitemaps = SitemapSettings()
-        if let node = map["sitemaps"] {
-            let entry = fields.mapping(node, known: ["max_urls"], what: "sitemaps")
-            if let n = entry["max_urls"], let v = fields.positiveInt(n, "sitemaps.max_urls", max: SitemapSettings.protocolMaxURLs) {
-                sitemaps.maxURLs = v
-            }
-        }
+        let feeds = map["feeds"].map { FeedSettings.parse($0, fields: &fields) } ?? FeedSettings()
+        let publisher = map["publisher"].map { PublisherSettings.parse($0, languages: languages, fields: &fields) } ?? PublisherSettings()
+        let sitemaps = map["sitemaps"].map { SitemapSettings.parse($0, fields: &fields) } ?? SitemapSettings()
 
         let media = map["media"].map { MediaSettings.parse($0, fields: &fields) } ?? MediaSettings()
 
@@ -327,6 +213,101 @@ public struct SiteConfig: Sendable, Hashable {
                           languages: languages, categories: categories, missingLanguage: missing,
                           allowRawHTML: rawHTML, pageSize: pageSize, frontPageSize: frontPageSize, push: push,
                           feeds: feeds, publisher: publisher, sitemaps: sitemaps, media: media)
+    }
+
+    /// The `languages:` list; the first is the default language.
+    private static func parseLanguages(_ node: YAMLNode, fields: inout Fields) -> [Language] {
+        var languages: [Language] = []
+        if let items = node.sequence, !items.isEmpty {
+            for item in items {
+                let entry = fields.mapping(item, known: ["code", "name", "label", "path", "dir", "og_locale", "news_language"],
+                                           what: "a language")
+                guard let codeNode = entry["code"], let code = fields.string(codeNode, "code") else {
+                    if entry["code"] == nil { fields.sink.error("a language needs a code, e.g. code: fr", at: item.location) }
+                    continue
+                }
+                guard Language.isWellFormedTag(code) else {
+                    fields.sink.error("\"\(code)\" is not a BCP 47 language tag (e.g. en, fr, zh-Hans, pt-BR)", at: codeNode.location)
+                    continue
+                }
+                if languages.contains(where: { $0.code.lowercased() == code.lowercased() }) {
+                    fields.sink.error("language \"\(code)\" is listed twice", at: codeNode.location)
+                    continue
+                }
+                guard let nameNode = entry["name"], let name = fields.string(nameNode, "name") else {
+                    if entry["name"] == nil {
+                        fields.sink.error("language \"\(code)\" needs a name (e.g. name: French; it names the push property News_French)",
+                                          at: item.location)
+                    }
+                    continue
+                }
+                if !name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) {
+                    fields.sink.error("language name \"\(name)\" may only use ASCII letters, digits and _ (it becomes the push property News_\(name))",
+                                      at: nameNode.location)
+                }
+                var direction: Language.Direction?
+                if let dirNode = entry["dir"], let text = fields.string(dirNode, "dir") {
+                    direction = Language.Direction(rawValue: text)
+                    if direction == nil { fields.sink.error("dir must be ltr or rtl, found \"\(text)\"", at: dirNode.location) }
+                }
+                var pathSegment: String?
+                if let pathNode = entry["path"], let text = fields.string(pathNode, "path") {
+                    if isSafeSegment(text) { pathSegment = text } else {
+                        fields.sink.error("path \"\(text)\" must be one URL segment of lowercase letters, digits and -", at: pathNode.location)
+                    }
+                }
+                languages.append(Language(
+                    code: code, name: name,
+                    label: entry["label"].flatMap { fields.string($0, "label") },
+                    pathSegment: pathSegment, direction: direction,
+                    ogLocale: entry["og_locale"].flatMap { fields.string($0, "og_locale") },
+                    newsLanguage: entry["news_language"].flatMap { fields.string($0, "news_language") }))
+            }
+            var seenPaths: [String: String] = [:]
+            for language in languages {
+                if let other = seenPaths[language.pathSegment] {
+                    fields.sink.error("languages \(other) and \(language.code) would share the URL folder /\(language.pathSegment)/", at: node.location)
+                }
+                seenPaths[language.pathSegment] = language.code
+            }
+        } else {
+            fields.sink.error("languages must be a non-empty list; the first one is the default language", at: node.location)
+        }
+        return languages
+    }
+
+    /// The `categories:` list, each with its URL segment and its title per language.
+    private static func parseCategories(_ node: YAMLNode, languages: [Language], fields: inout Fields) -> [Category] {
+        var categories: [Category] = []
+        if let items = node.sequence, !items.isEmpty {
+            for item in items {
+                let entry = fields.mapping(item, known: ["name", "title", "slug"], what: "a category")
+                guard let nameNode = entry["name"], let name = fields.string(nameNode, "name") else {
+                    if entry["name"] == nil { fields.sink.error("a category needs a name, e.g. name: World", at: item.location) }
+                    continue
+                }
+                if categories.contains(where: { $0.name == name }) {
+                    fields.sink.error("category \"\(name)\" is listed twice", at: nameNode.location)
+                }
+                var slug = slugify(name)
+                if let slugNode = entry["slug"], let text = fields.string(slugNode, "slug") {
+                    if isSafeSegment(text) { slug = text } else {
+                        fields.sink.error("slug \"\(text)\" must be one URL segment of lowercase letters, digits and -", at: slugNode.location)
+                    }
+                }
+                if ["page", "static"].contains(slug) || (slug.count == 4 && slug.allSatisfy(\.isNumber)) {
+                    fields.sink.error("category URL segment \"\(slug)\" is reserved; give the category another slug", at: nameNode.location)
+                }
+                if let other = categories.first(where: { $0.slug == slug }) {
+                    fields.sink.error("categories \(other.name) and \(name) would share the URL segment \"\(slug)\"", at: nameNode.location)
+                }
+                let titles = entry["title"].map { fields.localized($0, "title", languages: languages) } ?? LocalizedText()
+                categories.append(Category(name: name, slug: slug, titles: titles))
+            }
+        } else {
+            fields.sink.error("categories must be a non-empty list", at: node.location)
+        }
+        return categories
     }
 
     private static func parsePush(_ node: YAMLNode, fields: inout Fields) -> PushSettings {
@@ -416,5 +397,50 @@ public struct SiteConfig: Sendable, Hashable {
         }
         while slug.hasSuffix("-") { slug.removeLast() }
         return slug.isEmpty ? "category" : slug
+    }
+}
+
+extension FeedSettings {
+    /// The `feeds:` section of newsgen.yml.
+    static func parse(_ node: YAMLNode, fields: inout Fields) -> FeedSettings {
+        var feeds = FeedSettings()
+        let entry = fields.mapping(node, known: ["items", "content"], what: "feeds")
+        if let n = entry["items"], let v = fields.positiveInt(n, "feeds.items", max: 1000) { feeds.items = v }
+        if let n = entry["content"], let text = fields.string(n, "feeds.content") {
+            if let v = FeedSettings.Content(rawValue: text) { feeds.content = v } else {
+                fields.sink.error("feeds.content must be full or summary, found \"\(text)\"", at: n.location)
+            }
+        }
+        return feeds
+    }
+}
+
+extension PublisherSettings {
+    /// The `publisher:` section of newsgen.yml.
+    static func parse(_ node: YAMLNode, languages: [Language], fields: inout Fields) -> PublisherSettings {
+        var publisher = PublisherSettings()
+        let entry = fields.mapping(node, known: ["name", "logo"], what: "publisher")
+        if let n = entry["name"] { publisher.name = fields.localized(n, "publisher.name", languages: languages) }
+        if let n = entry["logo"], let text = fields.string(n, "publisher.logo") {
+            let lower = text.lowercased()
+            if (text.hasPrefix("/") && !text.hasPrefix("//")) || lower.hasPrefix("https://") || lower.hasPrefix("http://") {
+                publisher.logo = text
+            } else {
+                fields.sink.error("publisher.logo must be a site path starting with / or an http(s) URL, found \"\(text)\"", at: n.location)
+            }
+        }
+        return publisher
+    }
+}
+
+extension SitemapSettings {
+    /// The `sitemaps:` section of newsgen.yml.
+    static func parse(_ node: YAMLNode, fields: inout Fields) -> SitemapSettings {
+        var sitemaps = SitemapSettings()
+        let entry = fields.mapping(node, known: ["max_urls"], what: "sitemaps")
+        if let n = entry["max_urls"], let v = fields.positiveInt(n, "sitemaps.max_urls", max: SitemapSettings.protocolMaxURLs) {
+            sitemaps.maxURLs = v
+        }
+        return sitemaps
     }
 }
