@@ -82,8 +82,8 @@ public struct Language: Sendable, Hashable {
 
 /// Text given per language (`title: { en: …, fr: … }`).
 public struct LocalizedText: Sendable, Hashable {
-    /// (language code, text), sorted by code: a story has a handful, and 10,000 stories' worth are decoded from
-    /// the build cache on every build, where a dictionary each would cost more than the rest of the story.
+    /// (language code, text), sorted by code: a story has a handful, and a build reads back every story of the
+    /// archive, where a dictionary each would cost more than the rest of the story.
     public private(set) var pairs: [(code: String, text: String)]
 
     public init(_ values: [String: String] = [:]) {

@@ -93,9 +93,9 @@ public struct Story: Sendable, Hashable {
     public var corrections: LocalizedText
     public var push: PushRequest
     /// Bodies by language code. Always has at least one body.
-    /// When `bodiesLoaded` is false (every story an `Edition` loads) the keys say which languages have a body
-    /// and where it is in the file, but the Markdown is empty: `Edition.withBodies` reads it when a page that shows
-    /// it is rendered, so that memory does not grow with the archive.
+    /// When `bodiesLoaded` is false (every story the site build loads) the keys say which languages have a body
+    /// and where it is in the file, but the Markdown is empty: the build reads it again from `sourceRange` when it
+    /// renders a page that shows it, so that memory does not grow with the archive.
     public var bodies: [String: StoryBody]
     /// False when `bodies` hold no Markdown yet (see `bodies`).
     public var bodiesLoaded: Bool
@@ -152,7 +152,7 @@ package struct StoryParser {
     }
 
     /// `withBodies: false` finds and checks the bodies but leaves their text out (`Story.bodiesLoaded` false):
-    /// what `Edition` keeps, since pages read bodies back from the file.
+    /// what the site build keeps, since its pages read bodies back from the file.
     package func parse(bytes: [UInt8], path: String, fileName: String, withBodies: Bool = true) -> (Story?, [Diagnostic]) {
         var fields = Fields(path: path)
         guard let start = Self.validateUTF8(bytes, sink: &fields.sink) else { return (nil, fields.sink.diagnostics) }
