@@ -435,8 +435,7 @@ struct StoryFacts: Sendable, Equatable {
     func write(_ writer: inout ByteWriter) {
         writer.u64(sourceHash)
         writer.u64(metadataHash)
-        writer.strings(urls)
-        writer.strings(files)
+        writer.strings(urls)   // the files follow from them
         writer.u64(pageLanguages)
         writer.u64(bodyLanguages)
         writer.int(categoryPlaces.count)
@@ -445,7 +444,7 @@ struct StoryFacts: Sendable, Equatable {
 
     static func read(_ reader: inout ByteReader) -> StoryFacts? {
         guard let sourceHash = reader.u64(), let metadataHash = reader.u64(),
-              let urls = reader.strings(), let files = reader.strings(), urls.count == files.count,
+              let urls = reader.strings(),
               let pageLanguages = reader.u64(), let bodyLanguages = reader.u64(), let count = reader.count() else { return nil }
         var categoryPlaces: [Int] = []
         categoryPlaces.reserveCapacity(count)
@@ -453,7 +452,7 @@ struct StoryFacts: Sendable, Equatable {
             guard let place = reader.int(), place >= 0 else { return nil }
             categoryPlaces.append(place)
         }
-        return StoryFacts(sourceHash: sourceHash, metadataHash: metadataHash, urls: urls, files: files,
+        return StoryFacts(sourceHash: sourceHash, metadataHash: metadataHash, urls: urls, files: urls.map(Permalinks.file(for:)),
                           pageLanguages: pageLanguages, bodyLanguages: bodyLanguages, categoryPlaces: categoryPlaces)
     }
 
