@@ -155,48 +155,66 @@ extension Engine {
     /// removed, and the demanded keys that differ from `rootsBefore`. A result made by a run is encoded here, with
     /// its kind's codec.
     func encodeSegment(changes: Set<Key>?, rootsBefore: Set<Key>, into output: inout SegmentOutput) {
-        let written = changes.map { Array($0.filter(trace.contains)) } ?? trace.keys
+        // The keys written, in the order of their digests, are the start of the segment's key list and their own
+        // index (a key's place is found by binary search): a whole trace of 100,000 stories is written without a
+        // table of its half a million keys, which took about 70 MB at the end of a cold build.
+        var written = changes.map { Array($0.filter(trace.contains)) } ?? trace.keys
+        written.sort { $0.digest < $1.digest }
+        let digests = written.map(\.digest)
+        func writtenPlace(_ key: Key) -> Int? {
+            var (low, high) = (0, digests.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if digests[middle] < key.digest { low = middle + 1 } else { high = middle }
+            }
+            while low < digests.count, digests[low] == key.digest {
+                if written[low] == key { return low }
+                low += 1
+            }
+            return nil
+        }
         let removed = changes.map { Array($0.filter { !trace.contains($0) }) } ?? []
         let demanded = Array(roots.subtracting(rootsBefore))
         let undemanded = Array(rootsBefore.subtracting(roots))
-        var kinds: [String: Int] = [:]
-        var kindList: [String] = []
-        var index: [Key: Int] = [:]
-        var keyList: [Key] = []
+        // The other keys the segment names: those the written entries read (in a whole trace, every one of them is
+        // written), and the removed, demanded and undemanded ones; placed after the written keys.
+        var others: [Key: Int] = [:]
+        var otherList: [Key] = []
         func note(_ key: Key) {
-            guard index[key] == nil else { return }
-            index[key] = keyList.count
-            keyList.append(key)
-            if kinds[key.kind] == nil {
-                kinds[key.kind] = kindList.count
-                kindList.append(key.kind)
-            }
+            guard writtenPlace(key) == nil, others[key] == nil else { return }
+            others[key] = written.count + otherList.count
+            otherList.append(key)
         }
-        index.reserveCapacity(changes == nil ? trace.count : 2 * written.count + removed.count)
-        for key in written { note(key) }
+        func place(_ key: Key) -> Int { writtenPlace(key) ?? others[key]! }
         for key in written {
             for dependency in trace[key]!.dependencies { note(dependency.key) }
         }
         for key in removed + demanded + undemanded { note(key) }
+        var kinds: [String: Int] = [:]
+        var kindList: [String] = []
+        for key in [written, otherList].joined() where kinds[key.kind] == nil {
+            kinds[key.kind] = kindList.count
+            kindList.append(key.kind)
+        }
 
         output.writer.number(kindList.count)
         for kind in kindList { output.writer.text(kind) }
-        output.writer.number(keyList.count)
-        for key in keyList {
+        output.writer.number(written.count + otherList.count)
+        for key in [written, otherList].joined() {
             output.writer.number(kinds[key.kind]!)
             output.writer.text(key.name)
             output.flushIfLarge()
         }
         output.writer.number(written.count)
-        for key in written {
+        for (offset, key) in written.enumerated() {
             let entry = trace[key]!
             let kept = keptBytes(key, entry)
-            output.writer.number(index[key]!)
+            output.writer.number(offset)
             output.writer.bytes.append((entry.isInput ? 1 : 0) | (kept != nil ? 4 : 0) | (entry.failed ? 8 : 0))
             output.writer.word(entry.hash)
             output.writer.number(entry.dependencies.count)
             for dependency in entry.dependencies {
-                output.writer.number(index[dependency.key]! << 1 | (dependency.batched ? 1 : 0))
+                output.writer.number(place(dependency.key) << 1 | (dependency.batched ? 1 : 0))
                 output.writer.word(dependency.hash)
             }
             if let kept {
@@ -207,7 +225,7 @@ extension Engine {
         }
         for keys in [removed, demanded, undemanded] {
             output.writer.number(keys.count)
-            for key in keys { output.writer.number(index[key]!) }
+            for key in keys { output.writer.number(place(key)) }
         }
     }
 
