@@ -484,23 +484,30 @@ struct Dependency: Sendable, Equatable {
 /// What the trace knows about one key.
 struct Entry: Sendable {
     var hash: UInt64
-    var isInput: Bool
     /// In the order the task read them. Those of an entry of a recorded segment are read from its bytes when asked
     /// for: a run asks only for those of the entries that may be stale.
     var dependencies: [Dependency] {
-        get { recordedDependencies.map { $0.segment.dependencies(at: $0.offset) } ?? ownDependencies }
-        set {
-            ownDependencies = newValue
-            recordedDependencies = nil
+        get {
+            switch reads {
+            case .own(let dependencies): dependencies
+            case .recorded(let segment, let offset): segment.dependencies(at: offset)
+            }
         }
+        set { reads = .own(newValue) }
     }
-    private var ownDependencies: [Dependency]
-    private var recordedDependencies: (segment: RecordedSegment, offset: Int)?
+    /// One field for both kinds of dependencies, and the flags last: an entry takes 96 bytes instead of 112, in a
+    /// trace's table of half a million entries at 100,000 stories.
+    private var reads: Reads
+    private enum Reads: Sendable {
+        case own([Dependency])
+        case recorded(RecordedSegment, offset: Int)
+    }
     /// The codec's bytes for a kept result, when it was read from the trace file (a slice of its bytes); a result
     /// made by a run has its value instead, encoded when the trace is saved.
     var kept: ArraySlice<UInt8>? = nil
     /// The kept result, decoded (in memory only).
     var value: (any Sendable)? = nil
+    var isInput: Bool
     /// The task failed (or read one that did): it has no result and runs again when demanded.
     var failed = false
 
@@ -508,7 +515,7 @@ struct Entry: Sendable {
          value: (any Sendable)? = nil, failed: Bool = false) {
         self.hash = hash
         self.isInput = isInput
-        ownDependencies = dependencies
+        reads = .own(dependencies)
         self.kept = kept
         self.value = value
         self.failed = failed
@@ -517,8 +524,7 @@ struct Entry: Sendable {
     init(hash: UInt64, isInput: Bool, recordedDependencies: (segment: RecordedSegment, offset: Int), failed: Bool) {
         self.hash = hash
         self.isInput = isInput
-        ownDependencies = []
-        self.recordedDependencies = recordedDependencies
+        reads = .recorded(recordedDependencies.segment, offset: recordedDependencies.offset)
         self.failed = failed
     }
 }
