@@ -4,8 +4,8 @@
     (cd Benchmarks/Callgrind && swift build -c release)
     python3 Benchmarks/callgrind.py --sizes 1000,10000,100000
 
-Wall time on a shared two-core machine drifts by up to 2x within an hour; instruction counts do not (the same
-binary, inputs and environment give the same count whatever else runs). So this answers "does a one-story rebuild
+Wall time on a shared two-core machine drifts by up to 2x within an hour; instruction counts drift far less, on an
+otherwise idle machine (beside a compile, a waiting thread's spinning is counted too: run it alone). So this answers "does a one-story rebuild
 cost what changed, or what the archive holds?" with figures that can be compared across sizes and sessions.
 
 For each size: a corpus from gen_corpus.py (made once under --corpus-root and reused), a cold build under
