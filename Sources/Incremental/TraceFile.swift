@@ -16,9 +16,12 @@ import Glibc
 ///              n keys removed from the trace, n keys demanded now, n keys no longer demanded (each n key index)
 ///
 /// The first segment holds the whole trace; each later one what a run changed (its entries replace those of the
-/// same keys). A save appends a segment when the file is the one the engine last read or wrote, until the file is
-/// twice the size of its first segment; then, or for any other file, it writes the whole trace to a temporary file
-/// renamed over the old one. So a save costs what changed, and a load never more than twice the whole trace.
+/// same keys). A save appends a segment when the file is the one the engine last read or wrote, as long as the later
+/// segments together stay within an eighth of the first; then, or for any other file, it writes the whole trace to a
+/// temporary file renamed over the old one. So a save costs what changed, and a load little more than its scan of the
+/// first segment: a later segment is applied entry by entry, which costs a load about four times what the same bytes
+/// cost in the first segment (13 MB appended after a run that re-parsed 9,800 of 10,000 stories made every later
+/// one-story rebuild 0.11 s slower, 0.40 s instead of 0.29 s).
 /// There is no reverse index in the file (see `Trace.readers`): so an entry read by ten thousand others (the config)
 /// is not written again each time one of them is added or removed. A load reads the first segment in place
 /// (`RecordedSegment`): an entry is made only when it is looked up, its kept bytes a slice of the file's bytes.
@@ -32,7 +35,11 @@ import Glibc
 extension Engine {
     static let magic = Array("NGTRACE\0".utf8)
     static let formatVersion: UInt32 = 3
+    /// The file's header: magic, format version, world.
+    static let headerSize = magic.count + 4 + 8
     static let segmentHeaderSize = 16
+    /// The later segments of a trace file stay within this share of its first segment (1/8): see above.
+    static let laterSegmentsShare = 8
     /// The checksum hashes a payload in blocks of this size, so that a payload written as it is made is hashed on
     /// the way.
     static let checksumBlock = 1 << 16
@@ -76,12 +83,15 @@ extension Engine {
         unchecked = []   // (the unchecked inputs still have their old hashes in it: a load finds them changed)
         if let file, file.path == path, file.isCurrent {
             if unsaved.isEmpty, roots == file.roots { return }
-            var segment = SegmentOutput()
-            encodeSegment(changes: unsaved, rootsBefore: file.roots, into: &segment)
-            let bytes = segment.finishInMemory()
-            if file.size + bytes.count <= 2 * file.firstSegment {
-                try append(bytes, to: file)
-                return
+            // When more than that share of the entries changed, the segment would be too large: not made in memory.
+            if unsaved.count <= trace.count / Self.laterSegmentsShare {
+                var segment = SegmentOutput()
+                encodeSegment(changes: unsaved, rootsBefore: file.roots, into: &segment)
+                let bytes = segment.finishInMemory()
+                if file.laterSegments + bytes.count <= file.firstSegment / Self.laterSegmentsShare {
+                    try append(bytes, to: file)
+                    return
+                }
             }
         }
         var header = Self.magic
@@ -328,6 +338,9 @@ struct TraceFileState: Sendable {
     var firstSegment: Int
     /// The keys it records as demanded.
     var roots: Set<Key>
+
+    /// The bytes of the segments after the first.
+    var laterSegments: Int { size - Engine.headerSize - firstSegment }
 
     /// The file at `path` is still this one, as this engine left it: no other process replaced or extended it.
     var isCurrent: Bool {

@@ -214,51 +214,93 @@ import Testing
         return ((attributes[.systemFileNumber] as! NSNumber).uint64Value, (attributes[.size] as! NSNumber).intValue)
     }
 
+    /// The toy with `count` files in its list: a trace large enough that one file's change is a small part of it.
+    static func manyFiles(_ count: Int) -> Files {
+        let names = (0..<count).map { "f\($0)" }
+        var contents = ["list": names.joined(separator: " ")]
+        for (index, name) in names.enumerated() { contents[name] = String(repeating: "word ", count: index % 7 + 1) }
+        return Files(contents: contents)
+    }
+
+    /// The word count of each of the 200 files: what the tests of appends demand (a report that reads them all is
+    /// recorded again at every change, a large part of a trace this small).
+    static let counts = (0..<200).map { Toy.count("f\($0)") }
+
+    /// A trace of the toy's word counts of 200 files, written by a full run; the files.
+    func saveFirstRunOfManyFiles() throws -> Files {
+        let files = Self.manyFiles(200)
+        var engine = Engine(rules: Toy.rules(invocations, keepCounts: true), world: 1)
+        _ = engine.run(demand: Self.counts, inputs: files)
+        try engine.save(to: path)
+        _ = invocations.take()
+        return files
+    }
+
     @Test func aSaveAppendsOnlyWhatChanged() throws {
-        _ = try saveFirstRun()
+        var files = try saveFirstRunOfManyFiles()
         let first = try fileID()
         var (engine, _) = load()
-        var files = Toy.files
-        files.contents["b"] = "four five six seven"
-        _ = engine.run(demand: [Toy.report], inputs: files)
+        files.contents["f1"] = "four five six seven"
+        _ = engine.run(demand: Self.counts, inputs: files)
         try engine.save(to: path)
         let second = try fileID()
         #expect(second.inode == first.inode, "appended to, not replaced")
-        #expect(second.size > first.size && second.size - first.size < first.size, "\(first.size) then \(second.size) bytes")
+        #expect(second.size > first.size && second.size - first.size < first.size / 8, "\(first.size) then \(second.size) bytes")
         var (loaded, status) = load()
         #expect(status == .loaded)
-        #expect(loaded.hashes(of: ["a", "b", "c", "d", "e"].map(Toy.count)) == engine.hashes(of: ["a", "b", "c", "d", "e"].map(Toy.count)))
+        #expect(loaded.hashes(of: Self.counts) == engine.hashes(of: Self.counts))
         _ = invocations.take()
-        #expect(loaded.run(demand: [Toy.report], inputs: files).ran.isEmpty)
+        #expect(loaded.run(demand: Self.counts, inputs: files).ran.isEmpty)
         #expect(invocations.total == 0)
 
         // A save with nothing new writes nothing; what is demanded is part of the trace too.
         try loaded.save(to: path)
         #expect(try fileID().size == second.size)
-        _ = loaded.run(demand: [Toy.count("a")], inputs: files)
+        _ = loaded.run(demand: [Toy.count("f0")], inputs: files)
         try loaded.save(to: path)
         let (afterDemand, _) = load()
         #expect(afterDemand.recordedState == loaded.recordedState)
-        #expect(afterDemand.demanded(kind: "count") == [Toy.count("a")])
-        #expect(afterDemand.recordedHash(of: Toy.report) == nil, "the report was dropped")
+        #expect(afterDemand.demanded(kind: "count") == [Toy.count("f0")])
+        #expect(afterDemand.recordedHash(of: Toy.count("f1")) == nil, "the other counts were dropped")
     }
 
-    @Test func appendsStopAtTwiceTheWholeTrace() throws {
-        _ = try saveFirstRun()
+    /// A load applies a later segment entry by entry, so the later segments stay a small part of the file: once they
+    /// would pass an eighth of the first segment, the whole trace is written again.
+    @Test func appendsStopAtAnEighthOfTheWholeTrace() throws {
+        var files = try saveFirstRunOfManyFiles()
         let first = try fileID()
         var (engine, _) = load()
-        var files = Toy.files
-        var replaced = false
-        for round in 0..<40 {
-            files.contents["a"] = String(repeating: "word ", count: round + 1)
-            _ = engine.run(demand: [Toy.report], inputs: files)
+        var sizes: [Int] = []
+        for round in 0..<60 {
+            files.contents["f\(round % 5)"] = String(repeating: "word ", count: round + 10)
+            _ = engine.run(demand: Self.counts, inputs: files)
             try engine.save(to: path)
             let now = try fileID()
-            replaced = replaced || now.inode != first.inode
-            #expect(now.size <= 2 * first.size + 64, "round \(round): \(now.size) bytes")
+            sizes.append(now.size)
+            if now.inode != first.inode { break }
         }
-        #expect(replaced, "written whole again once the appends doubled it")
+        #expect(sizes.count > 2, "a few small changes are appended first: \(sizes)")
+        #expect(sizes.dropLast().allSatisfy { $0 <= first.size + first.size / 8 }, "\(first.size), then \(sizes)")
+        #expect(try fileID().inode != first.inode, "written whole again once the appends passed an eighth: \(sizes)")
+        #expect(sizes.last! < first.size + first.size / 16, "one segment again: \(first.size), then \(sizes)")
         #expect(load().0.recordedState == engine.recordedState)
+    }
+
+    /// A run that changed much of the trace (the first rebuild after a checkout, when most files were hashed by their
+    /// bytes) writes it whole: appended, every later load would apply those entries one by one.
+    @Test func aRunThatChangedMuchOfTheTraceWritesItWhole() throws {
+        var files = try saveFirstRunOfManyFiles()
+        let first = try fileID()
+        var (engine, _) = load()
+        for index in 0..<100 { files.contents["f\(index)"] = "changed \(index)" }
+        _ = engine.run(demand: Self.counts, inputs: files)
+        try engine.save(to: path)
+        let second = try fileID()
+        #expect(second.inode != first.inode, "written whole, not appended")
+        #expect(second.size < first.size + first.size / 16, "one segment: \(first.size) then \(second.size) bytes")
+        let (loaded, status) = load()
+        #expect(status == .loaded)
+        #expect(loaded.recordedState == engine.recordedState)
     }
 
     @Test func aTraceAnotherProcessWroteIsWrittenWhole() throws {
