@@ -266,6 +266,12 @@ struct FileStamp: Sendable, Hashable {
         guard let size = reader.int(), let modified = reader.u64(), let inode = reader.u64() else { return nil }
         return FileStamp(size: size, modified: Int64(bitPattern: modified), inode: inode)
     }
+
+    /// A stamp taken at `lookedAt` (nanoseconds since 1970) stands for the file's bytes only when the file was last
+    /// changed before the time this returns: a change within the file system's clock tick of the look (two seconds
+    /// on FAT) could leave the stamp as it was. The time of the look, not of the use: a stamp does not become more
+    /// trustworthy by being kept.
+    static func settled(before lookedAt: Int64) -> Int64 { lookedAt - 2_000_000_000 }
 }
 
 /// Folders of the output with their stamps, sorted by path (`FileSystem.precedes`): a rebuild compares 30,000 of

@@ -105,6 +105,9 @@ public final class BuildSession: Sendable {
     /// a listing that had problems) is listed again.
     static func updated(_ snapshot: InputSnapshot, changes: Set<String>, baseURLOverride: String?) -> InputSnapshot {
         let root = snapshot.root
+        // The files looked at again are looked at from now; the others have not changed since their stamps were
+        // taken (the watcher would have said so), so now is when the whole listing holds.
+        let takenAt = BuildCache.nowNanoseconds()
         let content = Edition.contentFolder + "/"
         var configBytes = snapshot.configBytes
         if changes.contains(Edition.configFile) { configBytes = try? FileSystem.readInput(root + "/" + Edition.configFile) }
@@ -123,7 +126,7 @@ public final class BuildSession: Sendable {
             }()
         }
         return InputSnapshot.make(root: root, configBytes: configBytes, storyFiles: storyFiles, themeDigest: themeDigest,
-                                  baseURLOverride: baseURLOverride)
+                                  baseURLOverride: baseURLOverride, takenAt: takenAt)
     }
 
     /// The listing of content/ with each of `files` (relative to content/) looked at again, or nil when one of them

@@ -15,8 +15,9 @@ public struct Edition: Sendable {
     public let fingerprint: UInt64
     /// What each `StoryCheck` given to `load` found, by its kind: the stories it applies to, each with its value.
     public let checked: [String: [(story: Story, value: any Sendable)]]
-    /// Each story's URLs, languages and category places, by its source path, as its task of the engine made them.
-    let storyFacts: [String: StoryFacts]
+    /// Each story's URLs, languages and category places, as its task of the engine made them: `facts[i]` is
+    /// `stories[i]`'s.
+    let facts: [StoryFacts]
     /// The engine that loaded the stories, for the build that follows to make their pages with (see `SiteEngine`).
     let engine: EngineHandoff
 
@@ -75,7 +76,8 @@ public struct Edition: Sendable {
         let theme = Theme.load(directory: root + "/" + templatesFolder, displayPath: templatesFolder,
                                config: config, diagnostics: &diagnostics)
         let themeDigest = snapshot?.themeDigest ?? themeDigest(root: root)   // the snapshot has read the theme once already
-        let (stories, checked, facts, engine) = loadStories(root: root, cache: cache, listed: snapshot?.storyFiles,
+        let listed = snapshot.flatMap { snapshot in snapshot.storyFiles.map { (files: $0, at: snapshot.takenAt) } }
+        let (stories, checked, facts, engine) = loadStories(root: root, cache: cache, listed: listed,
                                                             checks: checks, options: ["base-url": baseURLOverride ?? ""],
                                                             themeDigest: themeDigest, session: session,
                                                             diagnostics: &diagnostics)
@@ -92,7 +94,7 @@ public struct Edition: Sendable {
         digest.combine(config.baseURL)
         digest.combine(themeDigest)
         var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value,
-                              checked: checked, storyFacts: facts, engine: EngineHandoff(engine))
+                              checked: checked, facts: facts, engine: EngineHandoff(engine))
         edition.inputs = snapshot
         edition.media = media
         return edition
@@ -161,13 +163,13 @@ public struct Edition: Sendable {
     }
 
     /// The story with its bodies: itself when they are loaded, otherwise read again from its file, which
-    /// must still hold the bytes the story was cached from.
-    func withBodies(_ story: Story) throws(FileSystem.Failure) -> Story {
+    /// must still hold the bytes the story was parsed from (`sourceHash`, of its `StoryFacts`).
+    func withBodies(_ story: Story, sourceHash: UInt64) throws(FileSystem.Failure) -> Story {
         if story.bodiesLoaded { return story }
         let path = directory + "/" + story.sourcePath
         let bytes = try FileSystem.readInput(path)
         // The same bytes as when the story was parsed, so each body is where parsing found it.
-        guard let facts = storyFacts[story.sourcePath], ContentHasher.hash(bytes) == facts.sourceHash,
+        guard ContentHasher.hash(bytes) == sourceHash,
               story.bodies.values.allSatisfy({ $0.sourceRange.upperBound <= bytes.count }) else {
             throw FileSystem.Failure(path: story.sourcePath, reason: "the file changed while the site was being built; run the build again")
         }
@@ -179,19 +181,20 @@ public struct Edition: Sendable {
         return loaded
     }
 
-    /// `listed`: the story files as an `InputSnapshot` found them; nil to look now.
+    /// `listed`: the story files as an `InputSnapshot` found them, and when it looked; nil to look now.
     /// The load's engine run is partial: the build that follows runs it again with the story pages (`SiteEngine`).
-    private static func loadStories(root: String, cache: CacheMode, listed: FileSystem.SourceListing?,
+    private static func loadStories(root: String, cache: CacheMode, listed: (files: FileSystem.SourceListing, at: Int64)?,
                                     checks: [StoryCheck], options: [String: String], themeDigest: UInt64,
                                     session: BuildSession?, diagnostics: inout [Diagnostic])
-        -> (stories: [Story], checked: [String: [(story: Story, value: any Sendable)]], facts: [String: StoryFacts],
+        -> (stories: [Story], checked: [String: [(story: Story, value: any Sendable)]], facts: [StoryFacts],
             engine: SiteEngine?) {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
-            return ([], [:], [:], nil)
+            return ([], [:], [], nil)
         }
-        let listed = listed ?? storyFiles(in: contentDirectory)
+        let listedAt = listed?.at ?? BuildCache.nowNanoseconds()
+        let listed = listed?.files ?? storyFiles(in: contentDirectory)
         diagnostics += Self.diagnostics(listed.problems, in: contentFolder)
         let tracePath = StoryRules.tracePath(site: root)
         let rules = checks.reduce(into: StoryRules.rules) { rules, check in rules.merge(check.rules) { own, _ in own } }
@@ -200,7 +203,7 @@ public struct Edition: Sendable {
             ? Engine.load(from: tracePath, rules: rules, world: BuildCache.executableIdentity)
             : (Engine(rules: rules, world: BuildCache.executableIdentity), .missing))
         if session != nil, cache.writer != nil { engine.runsAgain = true }   // kept by the session (see `keep` below)
-        let inputs = SiteFiles(root: root, listed: listed, options: options)
+        let inputs = SiteFiles(root: root, listed: listed, listedAt: listedAt, options: options)
         let storyKeys = listed.files.map { Key(StoryRules.story, $0.path) }
         // The checks' tasks are known only once the stories are: first those the last run demanded, then, when
         // the stories call for others, a second run (which finds no input changed, so it costs lookups).
@@ -209,20 +212,15 @@ public struct Edition: Sendable {
         }
         var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: kept?.changed, valuesOfDemand: true,
                                 partial: true)
-        var stories: [Story] = []
-        var facts: [String: StoryFacts] = [:]
-        stories.reserveCapacity(storyKeys.count)
-        facts.reserveCapacity(storyKeys.count)
+        var found: [(story: Story, facts: StoryFacts)] = []
+        found.reserveCapacity(storyKeys.count)
         for value in report.values {
             guard let parsed = value as? ParsedStory else { continue }
             diagnostics += parsed.problems
-            if let story = parsed.story {
-                facts[story.sourcePath] = parsed.facts
-                stories.append(story)
-            }
+            if let story = parsed.story, let facts = parsed.facts { found.append((story, facts)) }
         }
         let wanted = checks.flatMap { check in
-            stories.filter(check.applies).map { story in
+            found.lazy.map(\.story).filter(check.applies).map { story in
                 (key: Key(check.kind, String(story.sourcePath.dropFirst(contentFolder.count + 1))), story: story)
             }.sorted { $0.key < $1.key }
         }
@@ -250,8 +248,8 @@ public struct Edition: Sendable {
         }
         let loaded = SiteEngine(engine: engine, files: inputs, demand: storyKeys + checkKeys, themeDigest: themeDigest,
                                 changed: status != .loaded || changed, cache: cache, session: session)
-        stories.sort(by: newestFirst)
-        return (stories, checked, facts, loaded)
+        found.sort { newestFirst($0.story, $1.story) }
+        return (found.map(\.story), checked, found.map(\.facts), loaded)
     }
 
     /// The story files under a content folder (relative paths, sorted) with their stamps, and the problems that

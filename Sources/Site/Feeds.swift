@@ -256,8 +256,9 @@ extension PageContext {
     func feedEntry(at place: Int, _ language: Language, options: MarkdownOptions) throws(FileSystem.Failure) -> FeedEntry {
         let story = stories[place]
         let title = localized(story.titles, language)?.0 ?? story.id
-        let text = try feedEntries.bodyText(of: story, sourceHash: facts.stories[place].sourceHash, language) { () throws(FileSystem.Failure) in
-            let loaded = try edition.withBodies(story)
+        let sourceHash = facts.stories[place].sourceHash
+        let text = try feedEntries.bodyText(of: story, sourceHash: sourceHash, language) { () throws(FileSystem.Failure) in
+            let loaded = try edition.withBodies(story, sourceHash: sourceHash)
             let body = loaded.bodies[language.code]?.text ?? []
             var summary = localized(story.summaries, language)?.0 ?? Markdown.plainText(body, limit: 300)
             if summary.allSatisfy(\.isWhitespace) { summary = title }   // a body of only an image has no text

@@ -20,20 +20,25 @@ public struct InputSnapshot: Sendable {
     let key: UInt64
     /// The newest modification time among the story files (nanoseconds since 1970).
     let newestModification: Int64
+    /// When the story files were looked at (nanoseconds since 1970, taken before the look): their stamps stand for
+    /// their bytes only when they are older than that (see `FileStamp.settled`).
+    let takenAt: Int64
 
     /// Looks at the site in `directory`. Never fails: what cannot be read is part of the key as such, and
     /// `Edition.load` reports it.
     public static func take(directory: String, baseURLOverride: String?) -> InputSnapshot {
         let root = FileSystem.absolute(directory)
         let content = root + "/" + Edition.contentFolder
+        let takenAt = BuildCache.nowNanoseconds()
         return make(root: root, configBytes: try? FileSystem.readInput(root + "/" + Edition.configFile),
                     storyFiles: FileSystem.isDirectory(content) ? Edition.storyFiles(in: content) : nil,
-                    themeDigest: Edition.themeDigest(root: root), baseURLOverride: baseURLOverride)
+                    themeDigest: Edition.themeDigest(root: root), baseURLOverride: baseURLOverride, takenAt: takenAt)
     }
 
     /// The snapshot of these looks at the site (as `take` makes them, or as a `BuildSession` keeps them up to date).
+    /// `takenAt`: when the story files' stamps were taken, or (for a snapshot kept up to date) when the changed ones were.
     static func make(root: String, configBytes: [UInt8]?, storyFiles: FileSystem.SourceListing?, themeDigest: UInt64,
-                     baseURLOverride: String?) -> InputSnapshot {
+                     baseURLOverride: String?, takenAt: Int64) -> InputSnapshot {
         var digest = ContentHasher()
         digest.combine("inputs")
         digest.combine(BuildCache.executableIdentity)
@@ -57,6 +62,6 @@ public struct InputSnapshot: Sendable {
             newest = max(newest, stamp.modified)
         }
         return InputSnapshot(root: root, configBytes: configBytes, storyFiles: storyFiles, themeDigest: themeDigest,
-                             key: digest.value, newestModification: newest)
+                             key: digest.value, newestModification: newest, takenAt: takenAt)
     }
 }

@@ -9,6 +9,8 @@ public struct MediaLibrary: Sendable {
 
     /// Every file, relative to the site folder (`media/2026/quake.jpg`), sorted, with its stamp.
     private(set) var files: [(path: String, stamp: FileStamp)] = []
+    /// When the files were listed (nanoseconds since 1970, taken before the look): see `FileStamp.settled`.
+    private(set) var listedAt: Int64 = 0
     /// Problems of the listing (unreadable folders, links out of the folder).
     var problems: [Diagnostic] = []
     private var known: Set<String> = []
@@ -20,6 +22,7 @@ public struct MediaLibrary: Sendable {
         var library = MediaLibrary()
         let directory = root + "/" + MediaReference.folder
         guard FileSystem.isDirectory(directory) else { return library }
+        library.listedAt = BuildCache.nowNanoseconds()
         let listing = FileSystem.sources(under: directory, includeHiddenFiles: false)
         library.files = listing.files.map { (MediaReference.folder + "/" + $0.path, $0.stamp) }
         library.known = Set(library.files.map(\.path))

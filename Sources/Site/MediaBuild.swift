@@ -104,7 +104,7 @@ public enum MediaBuild {
         var problems = failures.withLock { $0 }
         guard problems.isEmpty else { throw SiteError(problems) }
         let hash = hashes.withLock { $0 }
-        writeIndex(cache, files.map { ($0.path, $0.stamp, hash[$0.path] ?? 0) })
+        writeIndex(cache, files.map { ($0.path, $0.stamp, hash[$0.path] ?? 0) }, listedAt: library.listedAt)
 
         // Photos whose variants are not in the cache yet are made, one per core.
         let photos = library.photos.map(\.path)
@@ -335,10 +335,10 @@ public enum MediaBuild {
         return entries
     }
 
-    static func writeIndex(_ cache: String, _ entries: [(String, FileStamp, UInt64)]) {
-        // A stamp from the last two seconds may not change when the file is written again: such a file is read
-        // again next time (the same rule as the story cache).
-        let trustedBefore = BuildCache.nowNanoseconds() - 2_000_000_000
+    /// `listedAt`: when the stamps were taken. A stamp from within two seconds of that may not change when the file
+    /// is written again: such a file is read again next time (the same rule as the story files').
+    static func writeIndex(_ cache: String, _ entries: [(String, FileStamp, UInt64)], listedAt: Int64) {
+        let trustedBefore = FileStamp.settled(before: listedAt)
         let text = entries.filter { $0.1.modified < trustedBefore }
             .map { "\($0.0)\t\($0.1.size)\t\($0.1.modified)\t\($0.1.inode)\t\(hex($0.2))\n" }.joined()
         _ = try? FileSystem.write(Array(text.utf8), to: cache + "/" + indexFile + ".new")

@@ -81,15 +81,20 @@ struct PageContext: Sendable {
 
     var config: SiteConfig { edition.config }
 
-    init(edition: Edition, links: Permalinks, clock: ReaderClock, stories: [Story], feedEntries: FeedEntries = FeedEntries()) {
+    /// `filter`: which of the edition's stories the build shows.
+    init(edition: Edition, links: Permalinks, clock: ReaderClock, filter: EditionFilter,
+         feedEntries: FeedEntries = FeedEntries()) {
         self.edition = edition
         self.feedEntries = feedEntries
         self.links = links
         self.clock = clock
+        let shown = edition.stories.indices.filter { filter.shows(edition.stories[$0]) }
+        // Every story shown (the usual case): the edition's lists are shared, not copied story by story.
+        let stories = shown.count == edition.stories.count ? edition.stories : shown.map { edition.stories[$0] }
+        let facts = StoryFacts.Table(stories: shown.count == edition.stories.count ? edition.facts : shown.map { edition.facts[$0] })
         self.stories = stories
         let config = edition.config
         precondition(config.languages.count <= 64, "more languages than a page-language set holds")
-        let facts = StoryFacts.Table(stories: stories, config: config, links: links, known: edition.storyFacts)
         var placeByID: [String: Int] = [:]
         placeByID.reserveCapacity(stories.count)
         for (place, story) in stories.enumerated() { placeByID[story.id] = place }
@@ -470,11 +475,5 @@ struct StoryFacts: Sendable, Equatable {
     /// The facts of a build's stories, by place.
     struct Table: Sendable {
         let stories: [StoryFacts]
-
-        /// `known`: the facts the edition's load made with each story (`Edition.storyFacts`), by source path; those of
-        /// a story it did not load are made here.
-        init(stories: [Story], config: SiteConfig, links: Permalinks, known: [String: StoryFacts]) {
-            self.stories = stories.map { known[$0.sourcePath] ?? StoryFacts($0, config: config, links: links) }
-        }
     }
 }

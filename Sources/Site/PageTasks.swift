@@ -36,7 +36,7 @@ enum StoryPages {
             let config = try SiteTasks.config(fetch)
             _ = try fetch.hash(of: Key(theme))
             if !story.media.isEmpty { _ = try fetch.hash(of: Key(media, key.name)) }
-            let full = try context.edition.withBodies(story)
+            let full = try context.edition.withBodies(story, sourceHash: facts.sourceHash)
             var made = PageTasks.Made(stamps: [], hash: 0)
             var digest = ContentHasher()
             for (place, language) in config.languages.enumerated() where facts.pageLanguages & (1 << UInt64(place)) != 0 {

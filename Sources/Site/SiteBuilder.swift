@@ -93,7 +93,6 @@ public enum SiteBuilder {
                      "a build holds the lock of its own site and output folder")
         let output = lock.output
         let config = edition.config
-        let stories = edition.stories.filter(options.filter.shows)
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
         let links = Permalinks(config: config, clock: clock)
         guard var site = edition.engine.take() else { preconditionFailure("an edition is built once, by the build that loaded it") }
@@ -113,9 +112,10 @@ public enum SiteBuilder {
         // Feed entries' body texts are kept between builds made from the same base (the cache is not read by
         // --clean, which renders everything, but is written).
         let feedEntries = FeedEntries(cache: (site: edition.directory, base: baseFingerprint, read: !options.clean))
-        var withMedia = PageContext(edition: edition, links: links, clock: clock, stories: stories, feedEntries: feedEntries)
+        var withMedia = PageContext(edition: edition, links: links, clock: clock, filter: options.filter, feedEntries: feedEntries)
         withMedia.media = media
         let context = withMedia
+        let stories = context.stories
         let now = options.filter.now
         let markdownOptions = MarkdownOptions(smartPunctuation: true, allowRawHTML: config.allowRawHTML)
 
@@ -251,11 +251,12 @@ public enum SiteBuilder {
     }
 
     /// What this build is made from, for `upToDate` next time; nil when the edition was not loaded from a snapshot,
-    /// when a story file changed so recently that its stamp cannot be trusted yet (see `SiteFiles`), or when
+    /// when a story file had changed so recently when the snapshot was taken that its stamp cannot be trusted (see
+    /// `FileStamp.settled`: however long the build took since), or when
     /// the output depends on the time itself (no story shown: an empty feed is dated "now").
     static func inputsRecord(_ edition: Edition, stories shown: [Story], filter: EditionFilter) -> OutputCache.Inputs? {
         guard let snapshot = edition.inputs, !shown.isEmpty,
-              snapshot.newestModification < BuildCache.nowNanoseconds() - 2_000_000_000 else { return nil }
+              snapshot.newestModification < FileStamp.settled(before: snapshot.takenAt) else { return nil }
         let now = filter.now.secondsSinceEpoch
         var validUntil = Double.infinity
         for story in edition.stories {

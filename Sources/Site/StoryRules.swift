@@ -139,21 +139,25 @@ public enum SiteTasks {
 
 /// The engine's inputs: files and folders of the site folder, and the options that change what it is made of.
 ///
-/// A file's hash is its stamp (size, time, inode), which costs no read, unless the file changed in the last two
-/// seconds: a later change within the file system's clock tick could keep the same stamp, so such a file is
-/// hashed by its bytes (and found changed once more when its stamp becomes old enough).
+/// A file's hash is its stamp (size, time, inode), which costs no read, unless the file had changed within two
+/// seconds of the look that took the stamp (`FileStamp.settled`): a later change within the file system's clock
+/// tick could keep the same stamp, so such a file is hashed by its bytes (and found changed once more when its stamp
+/// becomes old enough).
 struct SiteFiles: InputProvider {
     let root: String
     /// The story files as the listing of `content/` found them (paths relative to `content/`).
     let listed: FileSystem.SourceListing
     let options: [String: String]
+    /// A stamp stands for the bytes when the file is older than this (see `FileStamp.settled`).
     let trustedBefore: Int64
 
-    init(root: String, listed: FileSystem.SourceListing, options: [String: String]) {
+    /// `listedAt`: when `listed` was looked at (taken before the look). Files not in it are looked at later, when
+    /// a task reads them, so the same time is on the safe side for them.
+    init(root: String, listed: FileSystem.SourceListing, listedAt: Int64, options: [String: String]) {
         self.root = root
         self.listed = listed
         self.options = options
-        trustedBefore = BuildCache.nowNanoseconds() - 2_000_000_000
+        trustedBefore = FileStamp.settled(before: listedAt)
     }
 
     func provides(_ kind: String) -> Bool {

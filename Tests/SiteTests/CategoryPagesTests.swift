@@ -30,12 +30,11 @@ import Incremental
         let site = try TemporarySite(files: files)
         let edition = try Edition.load(directory: site.path)
         let now = try Timestamp.parse("2026-12-31T00:00:00Z").get()
-        let stories = edition.stories.filter(EditionFilter(now: now).shows)
         let config = edition.config
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
         let context = PageContext(edition: edition, links: Permalinks(config: config, clock: clock), clock: clock,
-                                  stories: stories)
-        return (SiteBuilder.plan(stories: stories, context: context, now: now), context, site)
+                                  filter: EditionFilter(now: now))
+        return (SiteBuilder.plan(stories: context.stories, context: context, now: now), context, site)
     }
 
     static func id(_ number: Int) -> String { number < 10 ? "w0\(number)" : "w\(number)" }

@@ -19,10 +19,10 @@ struct StoryFactsTests {
     static func problems(_ edition: Edition, site: TemporarySite) throws -> [String] {
         let config = edition.config
         let links = Permalinks(config: config, clock: ReaderClock(timeZone: config.timeZone, languages: config.languages))
-        var problems = edition.storyFacts.count == edition.stories.count ? [] : ["\(edition.storyFacts.count) facts"]
-        for story in edition.stories {
+        var problems = edition.facts.count == edition.stories.count ? [] : ["\(edition.facts.count) facts"]
+        for (story, facts) in zip(edition.stories, edition.facts) {
             let source = ContentHasher.hash(Array(try site.read(story.sourcePath).utf8))
-            if edition.storyFacts[story.sourcePath] != StoryFacts(story, config: config, links: links, sourceHash: source) {
+            if facts != StoryFacts(story, config: config, links: links, sourceHash: source) {
                 problems.append(story.sourcePath)
             }
         }
@@ -56,7 +56,8 @@ struct StoryFactsTests {
             let edition = try Self.load(site)
             #expect(try Self.problems(edition, site: site) == [], "\(edit)")
             if edit.hasPrefix("the time zone") {
-                let moved = edition.storyFacts.filter { before.storyFacts[$0.key] != $0.value }.count
+                let factsBefore = Dictionary(uniqueKeysWithValues: zip(before.stories.map(\.sourcePath), before.facts))
+                let moved = zip(edition.stories, edition.facts).filter { factsBefore[$0.sourcePath] != $1 }.count
                 #expect(moved > 0, "the URLs moved")
             }
             before = edition
