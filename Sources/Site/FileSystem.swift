@@ -390,16 +390,27 @@ public enum FileSystem {
 
     static func remove(_ path: String) { unlink(path) }
 
-    /// Removes a folder with everything in it, or a single file (a symbolic link is removed, never followed).
+    /// Removes a folder with everything in it, or a single file. A symbolic link is removed, never followed: what
+    /// it leads to, wherever that is, is left alone.
     static func removeTree(_ path: String) {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else { unlink(path); return }
-        for file in files(under: path, includeHidden: true) { unlink(path + "/" + file) }
-        removeEmptyDirectories(path, keepRoot: false)
+        guard let isFolder = isFolderNotLink(path) else { return }
+        if isFolder {
+            for name in entries(of: path) { removeTree(path + "/" + name) }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
     }
 
-    /// Removes empty directories below `path` (and `path` itself unless `keepRoot`).
+    /// Whether `path` is a folder itself (not a link to one); nil when there is nothing there.
+    private static func isFolderNotLink(_ path: String) -> Bool? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Removes empty directories below `path` (and `path` itself unless `keepRoot`). Links are not followed: a
+    /// link to a folder counts as an entry, and nothing it leads to is removed.
     @discardableResult
     static func removeEmptyDirectories(_ path: String, keepRoot: Bool) -> Bool {
         guard let dir = opendir(path) else { return false }
@@ -415,7 +426,7 @@ public enum FileSystem {
         closedir(dir)
         for name in children {
             let child = path + "/" + name
-            if isDirectory(child) {
+            if isFolderNotLink(child) == true {
                 if !removeEmptyDirectories(child, keepRoot: false) { empty = false }
             } else {
                 empty = false

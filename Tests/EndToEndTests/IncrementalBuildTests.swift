@@ -486,6 +486,22 @@ struct FixtureError: Error { var message: String }
         #expect(again.contains(", 0 written, "), "\(again)")
     }
 
+    /// A file of the site replaced by a folder that holds a link to a folder elsewhere (someone else's doing): the
+    /// build puts the file back and leaves alone everything the link leads to, empty folders included.
+    @Test func aBuildNeverRemovesAnythingALinkInTheOutputLeadsTo() throws {
+        let site = try BuildFixtures.site()
+        _ = try Self.build(site)
+        let feed = try site.read("site/en/feed.xml")
+        let elsewhere = site.path + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere + "/empty/deeper", withIntermediateDirectories: true)
+        try site.remove("site/en/feed.xml")
+        try FileManager.default.createDirectory(atPath: site.path + "/site/en/feed.xml", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: site.path + "/site/en/feed.xml/link", withDestinationPath: elsewhere)
+        _ = try Self.build(site)
+        #expect(try site.read("site/en/feed.xml") == feed)
+        #expect(FileManager.default.fileExists(atPath: elsewhere + "/empty/deeper"))
+    }
+
     @Test func sameSizeSameTimeEditIsSeen() throws {
         // An edit that keeps the file's size, made right after the build, is found by the content hash.
         let site = try BuildFixtures.site()

@@ -3,7 +3,8 @@ import Incremental
 import Synchronization
 import Testing
 
-@Suite struct TraceFileTests {
+/// Each test has a folder of its own (a new instance of the suite), removed when it ends.
+@Suite final class TraceFileTests {
     let invocations = Invocations()
     let folder: URL
     var path: String { folder.appendingPathComponent("trace").path }
@@ -12,6 +13,8 @@ import Testing
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
 
     func load(world: UInt64 = 1, keepCounts: Bool = true) -> (Engine, Engine.TraceStatus) {
         Engine.load(from: path, rules: Toy.rules(invocations, keepCounts: keepCounts), world: world)

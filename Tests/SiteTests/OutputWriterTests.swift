@@ -62,6 +62,36 @@ import Testing
         #expect(FileSystem.stamps(of: ["a"], under: root + "/none") == [nil])
     }
 
+    /// Removing a tree, or the empty folders of one, never follows a link: a link to a folder elsewhere goes (with
+    /// the tree), and the folders it leads to, empty or not, stay.
+    @Test func removingNeverFollowsALink() throws {
+        let root = temporaryFolder()
+        let elsewhere = temporaryFolder()
+        defer { FileSystem.removeTree(root); FileSystem.removeTree(elsewhere) }
+        try FileSystem.createDirectories(elsewhere + "/empty/deeper")
+        _ = try FileSystem.write(Array("keep".utf8), to: elsewhere + "/keep.txt")
+        try FileSystem.createDirectories(root + "/en/empty")
+        try FileSystem.createDirectories(root + "/old/2026")
+        _ = try FileSystem.write(Array("page".utf8), to: root + "/old/2026/index.html")
+        #expect(symlink(elsewhere, root + "/en/link") == 0)
+        #expect(symlink(elsewhere, root + "/old/2026/link") == 0)
+        #expect(symlink(elsewhere + "/keep.txt", root + "/old/file-link") == 0)
+
+        FileSystem.removeEmptyDirectories(root, keepRoot: true)
+        #expect(!FileSystem.exists(root + "/en/empty"))
+        #expect(FileStamp.ofFolder(root + "/en") != nil, "it holds a link")
+        #expect(FileSystem.isDirectory(elsewhere + "/empty/deeper"))
+
+        FileSystem.removeTree(root + "/old")
+        #expect(FileStamp.ofFolder(root + "/old") == nil && !FileSystem.exists(root + "/old"))
+        #expect(FileSystem.isDirectory(elsewhere + "/empty/deeper"))
+        #expect(text(elsewhere + "/keep.txt") == "keep")
+
+        FileSystem.removeTree(root)
+        #expect(!FileSystem.exists(root) && FileStamp.ofFolder(root) == nil)
+        #expect(FileSystem.isDirectory(elsewhere + "/empty/deeper"))
+    }
+
     @Test func aNewFolderGetsTheWholeTreeAndNoStagingIsLeft() throws {
         let root = temporaryFolder()
         defer { FileSystem.removeTree(root) }
