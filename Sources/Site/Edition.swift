@@ -198,8 +198,10 @@ public struct Edition: Sendable {
         diagnostics += Self.diagnostics(listed.problems, in: contentFolder)
         let tracePath = StoryRules.tracePath(site: root)
         let rules = checks.reduce(into: StoryRules.rules) { rules, check in rules.merge(check.rules) { own, _ in own } }
-        let kept = cache.readsCache ? session?.takeEngine() : nil
-        var (engine, status) = kept.map { ($0.engine, Engine.TraceStatus.loaded) } ?? (cache.readsCache
+        var kept = cache.readsCache ? session?.takeEngine() : nil
+        let changedSinceKept = kept?.changed
+        // Taken out of `kept`, so that the engine's trace has one owner: a second one makes its first change copy it all.
+        var (engine, status) = kept.take().map { ($0.engine, Engine.TraceStatus.loaded) } ?? (cache.readsCache
             ? Engine.load(from: tracePath, rules: rules, world: BuildCache.executableIdentity)
             : (Engine(rules: rules, world: BuildCache.executableIdentity), .missing))
         if session != nil, cache.writer != nil { engine.runsAgain = true }   // kept by the session (see `keep` below)
@@ -210,7 +212,7 @@ public struct Edition: Sendable {
         var checkKeys = checks.flatMap { check in
             engine.demanded(kind: check.kind).filter { listed.stamp(of: $0.name) != nil }.sorted()
         }
-        var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: kept?.changed, valuesOfDemand: true,
+        var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: changedSinceKept, valuesOfDemand: true,
                                 partial: true)
         var found: [(story: Story, facts: StoryFacts)] = []
         found.reserveCapacity(storyKeys.count)
@@ -249,7 +251,16 @@ public struct Edition: Sendable {
         let loaded = SiteEngine(engine: engine, files: inputs, demand: storyKeys + checkKeys, themeDigest: themeDigest,
                                 changed: status != .loaded || changed, cache: cache, session: session)
         found.sort { newestFirst($0.story, $1.story) }
-        return (found.map(\.story), checked, found.map(\.facts), loaded)
+        var stories: [Story] = [], facts: [StoryFacts] = []
+        stories.reserveCapacity(found.count)
+        facts.reserveCapacity(found.count)
+        while let (story, storyFacts) = found.popLast() {   // moved out, not copied
+            stories.append(story)
+            facts.append(storyFacts)
+        }
+        stories.reverse()
+        facts.reverse()
+        return (stories, checked, facts, loaded)
     }
 
     /// The story files under a content folder (relative paths, sorted) with their stamps, and the problems that
@@ -280,11 +291,13 @@ public struct Edition: Sendable {
     /// and slug of the story at its place there, none is taken twice, which serve then knows without hashing them all.
     static func crossCheck(_ stories: [Story], before: [Story]? = nil) -> [Diagnostic] {
         if let before, before.count == stories.count,
-           zip(before, stories).allSatisfy({ $0.id == $1.id && $0.slug == $1.slug }) { return [] }
+           stories.indices.allSatisfy({ before[$0].id == stories[$0].id && before[$0].slug == stories[$0].slug }) { return [] }
         // The common case first: no id and no slug used twice (one pass, no sorting).
         var ids = Set<String>(minimumCapacity: stories.count)
         var slugs = Set<String>(minimumCapacity: stories.count)
-        if stories.allSatisfy({ ids.insert($0.id).inserted && slugs.insert($0.slug).inserted }) { return [] }
+        if stories.indices.allSatisfy({ ids.insert(stories[$0].id).inserted && slugs.insert(stories[$0].slug).inserted }) {
+            return []
+        }
         var taken = StoryKeys()
         return stories.sorted(by: { $0.sourcePath < $1.sourcePath }).flatMap {
             taken.add(id: $0.id, slug: $0.slug, sourcePath: $0.sourcePath)

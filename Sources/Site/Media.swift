@@ -71,15 +71,15 @@ public struct MediaLibrary: Sendable {
     /// Every story's references that name no file of the folder, with the closest name there is.
     func check(_ stories: [Story]) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
-        for story in stories {
-            for reference in story.media where !contains(reference.path) {
+        for place in stories.indices {   // by place: a loop over the stories themselves copies each one
+            for reference in stories[place].media where !contains(reference.path) {
                 var message = "no file \(reference.path) in the media folder"
                 if let close = Suggestion.closest(to: reference.path, in: files.map(\.path)) {
                     message += " (did you mean \"/\(close)\"?)"
                 } else if files.isEmpty {
                     message += " (put the file in \(MediaReference.folder)/ beside content/; it is published at /\(reference.path))"
                 }
-                diagnostics.append(Diagnostic(path: story.sourcePath, location: reference.location, message: message))
+                diagnostics.append(Diagnostic(path: stories[place].sourcePath, location: reference.location, message: message))
             }
         }
         return diagnostics

@@ -97,7 +97,9 @@ struct PageContext: Sendable {
         precondition(config.languages.count <= 64, "more languages than a page-language set holds")
         var placeByID: [String: Int] = [:]
         placeByID.reserveCapacity(stories.count)
-        for (place, story) in stories.enumerated() { placeByID[story.id] = place }
+        // By place, here and wherever every story is looked at: `for story in stories` copies each story, a retain
+        // per field of it.
+        for place in stories.indices { placeByID[stories[place].id] = place }
         var languageLists: [UInt64: [Language]] = [:]
         for bits in Set(facts.stories.map(\.pageLanguages)) { languageLists[bits] = Self.languages(bits, config.languages) }
         self.languageLists = languageLists

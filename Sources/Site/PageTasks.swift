@@ -200,8 +200,8 @@ enum PageTasks {
         plan.paths.reserveCapacity(stories.indices.reduce(pages.count) {
             $0 + context.facts.stories[$1].pageLanguages.nonzeroBitCount
         })
-        for (index, story) in stories.enumerated() {
-            let name = StoryPages.taskName(story)
+        for index in stories.indices {
+            let name = StoryPages.taskName(stories[index])
             names.append((name, ContentHasher.hash(name)))
             let facts = context.facts.stories[index]
             let first = plan.paths.count
@@ -209,7 +209,7 @@ enum PageTasks {
                 plan.paths.append(facts.files[place])
             }
             plan.tasks.append(Task(key: Key(StoryPages.kind, name), places: first..<plan.paths.count))
-            if !story.media.isEmpty { plan.media[name] = media.key(for: story) }
+            if !stories[index].media.isEmpty { plan.media[name] = media.key(for: stories[index]) }
         }
         for output in pages {
             let path = SiteBuilder.path(output, stories: stories, context: context)

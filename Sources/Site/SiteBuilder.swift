@@ -259,11 +259,11 @@ public enum SiteBuilder {
               snapshot.newestModification < FileStamp.settled(before: snapshot.takenAt) else { return nil }
         let now = filter.now.secondsSinceEpoch
         var validUntil = Double.infinity
-        for story in edition.stories {
-            let published = story.published.secondsSinceEpoch
+        for place in edition.stories.indices {
+            let published = edition.stories[place].published.secondsSinceEpoch
             if published > now {
                 validUntil = min(validUntil, published)   // appears (or enters the news window) then
-            } else if NewsSitemap.isRecent(story.published, now: filter.now) {
+            } else if NewsSitemap.isRecent(edition.stories[place].published, now: filter.now) {
                 validUntil = min(validUntil, published + NewsSitemap.window)   // leaves the news window after
             }
         }

@@ -157,8 +157,8 @@ extension SiteBuilder {
     /// in order, newest month first. Only dates are worked out: no URL is built.
     static func storiesByMonth(_ stories: [Story], links: Permalinks) -> [(year: Int, month: Int, stories: [Int])] {
         var byMonth: [Int: [Int]] = [:]
-        for (place, story) in stories.enumerated() {
-            let date = links.date(of: story)
+        for place in stories.indices {
+            let date = links.date(of: stories[place])
             byMonth[date.year * 12 + date.month - 1, default: []].append(place)
         }
         return byMonth.keys.sorted(by: >).map { key in
