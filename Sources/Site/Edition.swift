@@ -250,16 +250,16 @@ public struct Edition: Sendable {
         }
         let loaded = SiteEngine(engine: engine, files: inputs, demand: storyKeys + checkKeys, themeDigest: themeDigest,
                                 changed: status != .loaded || changed, cache: cache, session: session)
-        found.sort { newestFirst($0.story, $1.story) }
+        // Oldest first, so that popping them gives the edition's order: popped, a story is moved, not copied (a
+        // retain per field). Ids are unique among stories that are built (`crossCheck`), so the order is total.
+        found.sort { newestFirst($1.story, $0.story) }
         var stories: [Story] = [], facts: [StoryFacts] = []
         stories.reserveCapacity(found.count)
         facts.reserveCapacity(found.count)
-        while let (story, storyFacts) = found.popLast() {   // moved out, not copied
+        while let (story, storyFacts) = found.popLast() {
             stories.append(story)
             facts.append(storyFacts)
         }
-        stories.reverse()
-        facts.reverse()
         return (stories, checked, facts, loaded)
     }
 

@@ -51,10 +51,10 @@ enum StoryPages {
         }
     }
 
-    /// The name of a story's task: its file's path under `content/`.
-    static func taskName(_ story: Story) -> String {
+    /// The name of a story's task, from the story's `sourcePath`: its file's path under `content/`.
+    static func taskName(sourcePath: String) -> String {
         // By UTF-8 offset: `dropFirst` on the characters walks them, for every story of every build.
-        String(Substring(story.sourcePath.utf8.dropFirst(Edition.contentFolder.utf8.count + 1)))
+        String(Substring(sourcePath.utf8.dropFirst(Edition.contentFolder.utf8.count + 1)))
     }
 }
 
@@ -201,7 +201,7 @@ enum PageTasks {
             $0 + context.facts.stories[$1].pageLanguages.nonzeroBitCount
         })
         for index in stories.indices {
-            let name = StoryPages.taskName(stories[index])
+            let name = StoryPages.taskName(sourcePath: stories[index].sourcePath)
             names.append((name, ContentHasher.hash(name)))
             let facts = context.facts.stories[index]
             let first = plan.paths.count

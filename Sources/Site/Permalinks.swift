@@ -89,7 +89,12 @@ public struct Permalinks: Sendable {
     /// The date in a story's URL: its first publication as a reader in the site's time zone sees it. Also the
     /// date of its feed ids and the month of the sitemap file that lists it.
     public func date(of story: Story) -> (year: Int, month: Int, day: Int) {
-        clock.localDate(story.published)
+        date(published: story.published)
+    }
+
+    /// `date(of:)` of a story first published at `published`.
+    public func date(published: Timestamp) -> (year: Int, month: Int, day: Int) {
+        clock.localDate(published)
     }
 
     /// A feed of a language's front page or of one of its categories.

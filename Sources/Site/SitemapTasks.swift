@@ -158,7 +158,7 @@ extension SiteBuilder {
     static func storiesByMonth(_ stories: [Story], links: Permalinks) -> [(year: Int, month: Int, stories: [Int])] {
         var byMonth: [Int: [Int]] = [:]
         for place in stories.indices {
-            let date = links.date(of: stories[place])
+            let date = links.date(published: stories[place].published)
             byMonth[date.year * 12 + date.month - 1, default: []].append(place)
         }
         return byMonth.keys.sorted(by: >).map { key in

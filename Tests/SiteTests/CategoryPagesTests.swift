@@ -109,7 +109,7 @@ import Incremental
             for output in outputs {
                 guard case .category(let listing) = output, listing.category.slug == "world",
                       listing.language.code == "fr" else { continue }
-                let names = context.stories.map { (name: StoryPages.taskName($0), hash: ContentHasher.hash(StoryPages.taskName($0))) }
+                let names = context.stories.map { (name: StoryPages.taskName(sourcePath: $0.sourcePath), hash: ContentHasher.hash(StoryPages.taskName(sourcePath: $0.sourcePath))) }
                 result[listing.page] = PlannedPage(output, context: context, names: names,
                                                    now: Timestamp(secondsSinceEpoch: 0)).hash
             }
