@@ -291,7 +291,9 @@ public struct Edition: Sendable {
     /// and slug of the story at its place there, none is taken twice, which serve then knows without hashing them all.
     static func crossCheck(_ stories: [Story], before: [Story]? = nil) -> [Diagnostic] {
         if let before, before.count == stories.count,
-           stories.indices.allSatisfy({ before[$0].id == stories[$0].id && before[$0].slug == stories[$0].slug }) { return [] }
+           stories.indices.allSatisfy({ before[$0].id == stories[$0].id && before[$0].slug == stories[$0].slug }) {
+            return []
+        }
         // The common case first: no id and no slug used twice (one pass, no sorting).
         var ids = Set<String>(minimumCapacity: stories.count)
         var slugs = Set<String>(minimumCapacity: stories.count)

@@ -71,7 +71,7 @@ public struct MediaLibrary: Sendable {
     /// Every story's references that name no file of the folder, with the closest name there is.
     func check(_ stories: [Story]) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
-        for place in stories.indices {   // by place: a loop over the stories themselves copies each one
+        for place in stories.indices {   // by place, not `for story in stories`, which copies each (see PageContext.init)
             for reference in stories[place].media where !contains(reference.path) {
                 var message = "no file \(reference.path) in the media folder"
                 if let close = Suggestion.closest(to: reference.path, in: files.map(\.path)) {

@@ -57,7 +57,7 @@ public struct Permalinks: Sendable {
     /// `story(story, language)` for each of `languages`, with the date worked out once (and written as bytes:
     /// a build makes this for every story).
     public func story(_ story: Story, in languages: [Language]) -> [String] {
-        let (y, m, d) = date(of: story)
+        let (y, m, d) = date(published: story.published)
         guard (0...9999).contains(y) else {
             let tail = "/\(pad(y, 4))/\(pad(m))/\(pad(d))/\(story.slug)/"
             return languages.map { $0.pathSegment + tail }
@@ -86,13 +86,8 @@ public struct Permalinks: Sendable {
         return languages.map { $0.pathSegment + text }
     }
 
-    /// The date in a story's URL: its first publication as a reader in the site's time zone sees it. Also the
-    /// date of its feed ids and the month of the sitemap file that lists it.
-    public func date(of story: Story) -> (year: Int, month: Int, day: Int) {
-        date(published: story.published)
-    }
-
-    /// `date(of:)` of a story first published at `published`.
+    /// The date in a story's URL, from its first publication (`Story.published`) as a reader in the site's time zone
+    /// sees it. Also the date of its feed ids and the month of the sitemap file that lists it.
     public func date(published: Timestamp) -> (year: Int, month: Int, day: Int) {
         clock.localDate(published)
     }
@@ -122,7 +117,7 @@ public struct Permalinks: Sendable {
     /// first-publication date (the date in its URL), its `id` and the language. Editing the story, its
     /// title, `updated` or a correction never changes it.
     public func entryID(_ story: Story, _ language: Language) -> String {
-        let (y, m, d) = date(of: story)
+        let (y, m, d) = date(published: story.published)
         let prefix = String(basePath.dropFirst())
         return "tag:\(host),\(pad(y, 4))-\(pad(m))-\(pad(d)):\(prefix)\(story.id)/\(language.code)"
     }

@@ -153,7 +153,7 @@ struct PlannedSitemaps: Sendable {
 }
 
 extension SiteBuilder {
-    /// The places of the stories in each month of their URL date (`Permalinks.date(of:)`, the reader's time zone),
+    /// The places of the stories in each month of their URL date (`Permalinks.date(published:)`, the reader's time zone),
     /// in order, newest month first. Only dates are worked out: no URL is built.
     static func storiesByMonth(_ stories: [Story], links: Permalinks) -> [(year: Int, month: Int, stories: [Int])] {
         var byMonth: [Int: [Int]] = [:]

@@ -109,7 +109,10 @@ import Incremental
             for output in outputs {
                 guard case .category(let listing) = output, listing.category.slug == "world",
                       listing.language.code == "fr" else { continue }
-                let names = context.stories.map { (name: StoryPages.taskName(sourcePath: $0.sourcePath), hash: ContentHasher.hash(StoryPages.taskName(sourcePath: $0.sourcePath))) }
+                let names = context.stories.map { story in
+                    let name = StoryPages.taskName(sourcePath: story.sourcePath)
+                    return (name: name, hash: ContentHasher.hash(name))
+                }
                 result[listing.page] = PlannedPage(output, context: context, names: names,
                                                    now: Timestamp(secondsSinceEpoch: 0)).hash
             }
