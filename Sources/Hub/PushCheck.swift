@@ -34,7 +34,9 @@ public enum PushCheck {
         guard let checked = edition.checked[kind] else {
             preconditionFailure("the edition was loaded without PushCheck.storyCheck")
         }
-        let refused = checked.compactMap { story, value in (value as? Verdict)?.problem.map { (story, $0) } }.sorted {
+        let refused = checked.compactMap { place, value in
+            (value as? Verdict)?.problem.map { (edition.stories[place], $0) }
+        }.sorted {
             $0.0.published.secondsSinceEpoch != $1.0.published.secondsSinceEpoch
                 ? $0.0.published.secondsSinceEpoch < $1.0.published.secondsSinceEpoch : $0.0.id < $1.0.id
         }

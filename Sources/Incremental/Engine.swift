@@ -52,10 +52,41 @@ public struct Engine: Sendable {
     /// costs what changed; and the results it decoded from the trace file, so that its next runs need not decode
     /// them again. An engine that runs once does neither: the trace finds the readers of what changed through an index of
     /// places made for the run (see `Trace.readers`), and keeping what it decoded would only cost time.
+    /// It also logs which entries each of its runs changed, so that a client that kept what it made of the results
+    /// at some run can ask what changed since (`changes(since:)`).
     public var runsAgain = false {
-        didSet { if !runsAgain { readerIndex = nil } }
+        didSet {
+            guard runsAgain != oldValue else { return }
+            if !runsAgain { readerIndex = nil }
+            changeLog = []
+            loggedSince = runsAgain ? runCount : Int.max
+        }
     }
     var readerIndex: [Key: Set<Key>]? = nil
+
+    /// This engine's runs so far, and an identity of its own (a client's mark is no use to another engine).
+    private var runCount = 0
+    private let identity = UInt64.random(in: 1...UInt64.max)
+    /// The keys whose entries each logged run changed (results changed, failed or dropped; inputs changed), the last
+    /// `loggedRuns` runs; every run after `loggedSince` is in it.
+    private var changeLog: [(run: Int, keys: Set<Key>)] = []
+    private var loggedSince = Int.max
+    private static let loggedRuns = 32
+
+    /// Where this engine stands: what its results are now, for `changes(since:)` to compare with later.
+    public var mark: RunMark { RunMark(engine: identity, run: runCount) }
+
+    /// The keys whose entries changed since `mark` (a task whose result changed, failed or went, an input whose hash
+    /// changed): every other key has the entry it had then. Nil when that is not known: `mark` is another engine's,
+    /// or older than the runs this one logs (it logs while it runs again, `runsAgain`).
+    public func changes(since mark: RunMark) -> Set<Key>? {
+        guard mark.engine == identity, mark.run <= runCount else { return nil }
+        if mark.run == runCount { return [] }
+        guard mark.run >= loggedSince else { return nil }
+        var changes: Set<Key> = []
+        for logged in changeLog where logged.run > mark.run { changes.formUnion(logged.keys) }
+        return changes
+    }
 
     public init(rules: [String: Rule], world: UInt64) {
         self.rules = rules
@@ -163,7 +194,14 @@ public struct Engine: Sendable {
     private mutating func commit(_ slots: [Key: Slot], demand: [Key], changed: [Key: UInt64?], partial: Set<Key>?) -> Report {
         var report = Report()
         var touched: Set<Key> = []   // keys whose entries this commit changes
-        defer { if file != nil { unsaved.formUnion(touched) } }
+        defer {
+            if file != nil { unsaved.formUnion(touched) }
+            runCount += 1
+            if runsAgain {
+                changeLog.append((runCount, touched))
+                if changeLog.count > Self.loggedRuns { loggedSince = changeLog.removeFirst().run }
+            }
+        }
         var candidates: [Key] = []   // keys that may have lost their last reader
         var failed: Set<Key> = []
         /// Mostly a task reads again what it read before: then no key lost or gained a reader.
@@ -298,6 +336,12 @@ public struct Key: Hashable, Comparable, Sendable, CustomStringConvertible {
     public static func < (a: Key, b: Key) -> Bool { (a.kind, a.name) < (b.kind, b.name) }
 
     public var description: String { name.isEmpty ? kind : "\(kind) \(name)" }
+}
+
+/// Where an engine stood after some run (see `Engine.changes(since:)`).
+public struct RunMark: Sendable, Equatable {
+    let engine: UInt64
+    let run: Int
 }
 
 /// A result, or an input's content: the value and the hash that stands for it.

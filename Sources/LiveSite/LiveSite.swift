@@ -176,10 +176,14 @@ public final class LiveSite: Sendable {
         let clock = ReaderClock(timeZone: config.timeZone, languages: config.languages)
         let links = Permalinks(config: config, clock: clock)
         var pages: [String: PageNotes] = [:]
-        // Each field read once and the filter asked last: this runs over every story at every save.
-        for story in edition.stories {
-            let draft = story.draft, published = story.published, breaking = story.breaking
-            guard draft || published > filter.now || breaking, filter.shows(story) else { continue }
+        // By place, each field read once and the filter asked last: this runs over every story at every save, and a
+        // story taken out of the array is copied (a retain per field).
+        for place in edition.stories.indices {
+            let draft = edition.stories[place].draft, published = edition.stories[place].published
+            let breaking = edition.stories[place].breaking
+            guard draft || published > filter.now || breaking else { continue }
+            let story = edition.stories[place]
+            guard filter.shows(story) else { continue }
             var notes = PageNotes()
             if draft { notes.banners.append("Draft") }
             if published > filter.now { notes.banners.append(scheduled(published, timeZone: clock.timeZone)) }

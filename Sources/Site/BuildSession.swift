@@ -51,7 +51,8 @@ public final class BuildSession: Sendable {
         }
     }
 
-    /// The edition the last successful load made (nil before the first one).
+    /// The edition of the last successful build (nil before the first one, and from the start of a load, which
+    /// takes its stories over, until the build after it succeeds).
     public var edition: Edition? { state.withLock { $0.edition } }
 
     /// What a build leaves for later, done once its outcome has been shown: the output cache and the engine's
@@ -177,6 +178,16 @@ public final class BuildSession: Sendable {
             record = written.contents
         }
         state.withLock { $0.output = record }
+    }
+
+    /// The stories of the last successful build's edition of the site in `root`, for the load under way to take over
+    /// (see `LoadedStories`): the session holds that edition no more, so that the arrays have one owner and are
+    /// changed where they are.
+    func takeStories(root: String) -> LoadedStories? {
+        state.withLock { state in
+            guard let edition = state.edition.take(), edition.directory == root else { return nil }
+            return LoadedStories(stories: edition.stories, facts: edition.facts, taskIndex: edition.taskIndex)
+        }
     }
 
     /// The engine kept from the last load, with the inputs that may have changed since its last run (nil: look at

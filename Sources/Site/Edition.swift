@@ -13,11 +13,15 @@ public struct Edition: Sendable {
     /// A hash of everything besides the stories that the pages are built from: the newsgen binary, the config
     /// file, the effective base URL and every file of the theme. Part of every output's fingerprint.
     public let fingerprint: UInt64
-    /// What each `StoryCheck` given to `load` found, by its kind: the stories it applies to, each with its value.
-    public let checked: [String: [(story: Story, value: any Sendable)]]
+    /// What each `StoryCheck` given to `load` found, by its kind: the stories it applies to (places in `stories`), each
+    /// with its value.
+    public let checked: [String: [(place: Int, value: any Sendable)]]
     /// Each story's URLs, languages and category places, as its task of the engine made them: `facts[i]` is
     /// `stories[i]`'s.
     let facts: [StoryFacts]
+    /// What the next load of the same session takes the stories over with (see `LoadedStories`); empty for a load
+    /// without a session.
+    let taskIndex: StoryIndex
     /// The engine that loaded the stories, for the build that follows to make their pages with (see `SiteEngine`).
     let engine: EngineHandoff
 
@@ -77,11 +81,11 @@ public struct Edition: Sendable {
                                config: config, diagnostics: &diagnostics)
         let themeDigest = snapshot?.themeDigest ?? themeDigest(root: root)   // the snapshot has read the theme once already
         let listed = snapshot.flatMap { snapshot in snapshot.storyFiles.map { (files: $0, at: snapshot.takenAt) } }
-        let (stories, checked, facts, engine) = loadStories(root: root, cache: cache, listed: listed,
+        let (loaded, checked, engine) = loadStories(root: root, cache: cache, listed: listed,
                                                             checks: checks, options: ["base-url": baseURLOverride ?? ""],
                                                             themeDigest: themeDigest, session: session,
                                                             diagnostics: &diagnostics)
-        diagnostics += crossCheck(stories, before: session?.edition?.stories)
+        let stories = loaded.stories
         let media = MediaLibrary.list(root: root, settings: config.media)
         diagnostics += media.problems + media.check(stories)
         guard diagnostics.isEmpty, let theme else {
@@ -94,7 +98,7 @@ public struct Edition: Sendable {
         digest.combine(config.baseURL)
         digest.combine(themeDigest)
         var edition = Edition(directory: root, config: config, theme: theme, stories: stories, fingerprint: digest.value,
-                              checked: checked, facts: facts, engine: EngineHandoff(engine))
+                              checked: checked, facts: loaded.facts, taskIndex: loaded.taskIndex, engine: EngineHandoff(engine))
         edition.inputs = snapshot
         edition.media = media
         return edition
@@ -186,12 +190,11 @@ public struct Edition: Sendable {
     private static func loadStories(root: String, cache: CacheMode, listed: (files: FileSystem.SourceListing, at: Int64)?,
                                     checks: [StoryCheck], options: [String: String], themeDigest: UInt64,
                                     session: BuildSession?, diagnostics: inout [Diagnostic])
-        -> (stories: [Story], checked: [String: [(story: Story, value: any Sendable)]], facts: [StoryFacts],
-            engine: SiteEngine?) {
+        -> (stories: LoadedStories, checked: [String: [(place: Int, value: any Sendable)]], engine: SiteEngine?) {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
-            return ([], [:], [], nil)
+            return (LoadedStories(), [:], nil)
         }
         let listedAt = listed?.at ?? BuildCache.nowNanoseconds()
         let listed = listed?.files ?? storyFiles(in: contentDirectory)
@@ -212,33 +215,43 @@ public struct Edition: Sendable {
         var checkKeys = checks.flatMap { check in
             engine.demanded(kind: check.kind).filter { listed.stamp(of: $0.name) != nil }.sorted()
         }
-        var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: changedSinceKept, valuesOfDemand: true,
-                                partial: true)
-        var found: [(story: Story, facts: StoryFacts)] = []
-        found.reserveCapacity(storyKeys.count)
-        for value in report.values {
-            guard let parsed = value as? ParsedStory else { continue }
-            diagnostics += parsed.problems
-            if let story = parsed.story, let facts = parsed.facts { found.append((story, facts)) }
+        // The stories of the last load of the same session (serve), which this one takes over: then it asks only for
+        // the values of the stories that changed, not for every story's.
+        var previous = cache.readsCache ? session?.takeStories(root: root) : nil
+        let valuesOfAll = previous == nil
+        var report = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: changedSinceKept,
+                                valuesOfDemand: valuesOfAll, partial: true)
+        let firstValues = report.values
+        let changedSince = previous?.taskIndex.mark.flatMap { engine.changes(since: $0) }
+        var loaded = LoadedStories.collect(keys: storyKeys, previous: &previous, changed: changedSince,
+                                           keepTasks: session != nil) { index in
+            (firstValues.isEmpty ? report.ran[storyKeys[index]] ?? engine.recordedValue(of: storyKeys[index])
+                                 : firstValues[index]) as? ParsedStory
         }
+        diagnostics += loaded.problems
+        // The stories each check applies to, by the name of their task.
         let wanted = checks.flatMap { check in
-            found.lazy.map(\.story).filter(check.applies).map { story in
-                (key: Key(check.kind, String(story.sourcePath.dropFirst(contentFolder.count + 1))), story: story)
+            loaded.stories.indices.filter { loaded.stories[$0][keyPath: check.applies] }.map { place in
+                (key: Key(check.kind, String(loaded.stories[place].sourcePath.dropFirst(contentFolder.count + 1))), place: place)
             }.sorted { $0.key < $1.key }
         }
         var changed = !report.ran.isEmpty || !report.dropped.isEmpty
         if wanted.map(\.key) != checkKeys {
             checkKeys = wanted.map(\.key)
-            let again = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: [], valuesOfDemand: true,
+            let again = engine.run(demand: storyKeys + checkKeys, inputs: inputs, changed: [], valuesOfDemand: valuesOfAll,
                                    partial: true)
             changed = changed || !again.ran.isEmpty || !again.dropped.isEmpty
             report.failures.merge(again.failures) { first, _ in first }
+            report.ran.merge(again.ran) { _, new in new }
             report.values = again.values
         }
-        var checked: [String: [(story: Story, value: any Sendable)]] = [:]
-        for ((key, story), value) in zip(wanted, report.values[storyKeys.count...]) {   // checkKeys is wanted's keys
+        loaded.taskIndex.mark = engine.mark   // what the stories are taken from
+        var checked: [String: [(place: Int, value: any Sendable)]] = [:]
+        for (index, (key, place)) in wanted.enumerated() {   // checkKeys is wanted's keys
+            let value = report.values.isEmpty ? report.ran[key] ?? engine.recordedValue(of: key)
+                                              : report.values[storyKeys.count + index]
             guard let value else { continue }
-            checked[key.kind, default: []].append((story, value))
+            checked[key.kind, default: []].append((place, value))
         }
         for check in checks where checked[check.kind] == nil { checked[check.kind] = [] }
         for failure in report.failures.values.sorted(by: { $0.key < $1.key }) {
@@ -248,19 +261,10 @@ public struct Edition: Sendable {
                 diagnostics.append(Diagnostic(path: failure.key.name, message: "\(failure.reason)"))
             }
         }
-        let loaded = SiteEngine(engine: engine, files: inputs, demand: storyKeys + checkKeys, themeDigest: themeDigest,
-                                changed: status != .loaded || changed, cache: cache, session: session)
-        // Oldest first, so that popping them gives the edition's order: popped, a story is moved, not copied (a
-        // retain per field). Ids are unique among stories that are built (`crossCheck`), so the order is total.
-        found.sort { newestFirst($1.story, $0.story) }
-        var stories: [Story] = [], facts: [StoryFacts] = []
-        stories.reserveCapacity(found.count)
-        facts.reserveCapacity(found.count)
-        while let (story, storyFacts) = found.popLast() {
-            stories.append(story)
-            facts.append(storyFacts)
-        }
-        return (stories, checked, facts, loaded)
+        if !loaded.keysAsBefore { diagnostics += crossCheck(loaded.stories) }
+        let siteEngine = SiteEngine(engine: engine, files: inputs, demand: storyKeys + checkKeys, themeDigest: themeDigest,
+                                    changed: status != .loaded || changed, cache: cache, session: session)
+        return (loaded, checked, siteEngine)
     }
 
     /// The story files under a content folder (relative paths, sorted) with their stamps, and the problems that
@@ -280,20 +284,8 @@ public struct Edition: Sendable {
         problems.map { Diagnostic(path: $0.path.isEmpty ? folder : folder + "/" + $0.path, message: $0.reason) }
     }
 
-    /// The edition's order: newest first, then by id.
-    static func newestFirst(_ a: Story, _ b: Story) -> Bool {
-        let (x, y) = (a.published.secondsSinceEpoch, b.published.secondsSinceEpoch)
-        return x != y ? x > y : a.id < b.id
-    }
-
     /// Problems that involve several stories: duplicate ids and duplicate slugs.
-    /// `before`: the stories of an earlier load that passed this check (a `BuildSession`'s). When each story has the id
-    /// and slug of the story at its place there, none is taken twice, which serve then knows without hashing them all.
-    static func crossCheck(_ stories: [Story], before: [Story]? = nil) -> [Diagnostic] {
-        if let before, before.count == stories.count,
-           stories.indices.allSatisfy({ before[$0].id == stories[$0].id && before[$0].slug == stories[$0].slug }) {
-            return []
-        }
+    static func crossCheck(_ stories: [Story]) -> [Diagnostic] {
         // The common case first: no id and no slug used twice (one pass, no sorting).
         var ids = Set<String>(minimumCapacity: stories.count)
         var slugs = Set<String>(minimumCapacity: stories.count)

@@ -45,6 +45,34 @@ import Testing
         #expect(report.ran[Toy.report] as? String == "a: 3\nb: 4\nc: 1")
     }
 
+    @Test func anEngineThatRunsAgainSaysWhichEntriesChangedSinceAMark() throws {
+        var engine = engine()
+        engine.runsAgain = true
+        var files = Toy.files
+        _ = engine.run(demand: [Toy.report], inputs: files)
+        let mark = engine.mark
+        #expect(engine.changes(since: mark) == [])
+        engine.runsAgain = true   // as it was: the log goes on
+        // Still two words: the count's entry changed (it read another hash), the report's did not.
+        files.contents["b"] = "other words"
+        _ = engine.run(demand: [Toy.report], inputs: files, changed: [Toy.file("b")])
+        #expect(engine.changes(since: mark) == [Toy.file("b"), Toy.count("b")])
+        files.contents["c"] = "four more words here"
+        _ = engine.run(demand: [Toy.report], inputs: files, changed: [Toy.file("c")])
+        #expect(engine.changes(since: mark) == [Toy.file("b"), Toy.count("b"), Toy.file("c"), Toy.count("c"), Toy.report])
+        // Another engine's mark, or one older than the runs it logs, is no use.
+        #expect(self.engine().changes(since: mark) == nil)
+        for _ in 0..<40 { _ = engine.run(demand: [Toy.report], inputs: files, changed: []) }
+        #expect(engine.changes(since: mark) == nil)
+        // An engine that runs once logs nothing: only its current mark is known.
+        var once = self.engine()
+        _ = once.run(demand: [Toy.report], inputs: files)
+        let onceMark = once.mark
+        #expect(once.changes(since: onceMark) == [])
+        _ = once.run(demand: [Toy.report], inputs: files, changed: [])
+        #expect(once.changes(since: onceMark) == nil)
+    }
+
     @Test func anUnchangedIntermediateHashStopsTheRebuild() throws {
         var engine = engine()
         var files = Toy.files

@@ -64,37 +64,3 @@ struct StoryFactsTests {
         }
     }
 }
-
-/// serve's load takes the last load's stories as proof that no id or slug is taken twice only while every story
-/// has the id and slug of the story at its place there.
-struct CrossCheckTests {
-    static func story(_ file: String) -> Story {
-        let text = """
-            ---
-            category: World
-            published: 2026-11-29T10:00:00Z
-            title: { en: The \(file) story }
-            ---
-            <!-- lang: en -->
-            Body.
-            """
-        let (story, problems) = Fixtures.parseStory(text, fileName: file + ".md", config: Fixtures.siteConfig())
-        precondition(problems.isEmpty, "\(problems)")
-        return story!
-    }
-
-    @Test func aDuplicateIsFoundWhateverTheLastLoadHeld() {
-        let a = CrossCheckTests.story("a"), b = CrossCheckTests.story("b")
-        let before = [a, b]
-        #expect(Edition.crossCheck(before, before: before).isEmpty)
-        var sameSlug = CrossCheckTests.story("c")
-        sameSlug.slug = a.slug
-        var sameID = CrossCheckTests.story("d")
-        sameID.id = b.id
-        for (change, stories) in [("a slug taken twice", [a, sameSlug]), ("an id taken twice, one story more", [a, b, sameID]),
-                                  ("the stories in another order, then a duplicate", [sameSlug, a])] {
-            #expect(!Edition.crossCheck(stories, before: before).isEmpty, "\(change)")
-            #expect(!Edition.crossCheck(stories).isEmpty, "\(change)")
-        }
-    }
-}
