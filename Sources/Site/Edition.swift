@@ -225,13 +225,13 @@ public struct Edition: Sendable {
         let changedSince = previous?.taskIndex.mark.flatMap { engine.changes(since: $0) }
         var loaded = LoadedStories.collect(keys: storyKeys, previous: &previous, changed: changedSince,
                                            keepTasks: session != nil) { index in
-            (firstValues.isEmpty ? report.ran[storyKeys[index]] ?? engine.recordedValue(of: storyKeys[index])
-                                 : firstValues[index]) as? ParsedStory
+            (valuesOfAll ? firstValues[index]
+                         : report.ran[storyKeys[index]] ?? engine.recordedValue(of: storyKeys[index])) as? ParsedStory
         }
         diagnostics += loaded.problems
         // The stories each check applies to, by the name of their task.
         let wanted = checks.flatMap { check in
-            loaded.stories.indices.filter { loaded.stories[$0][keyPath: check.applies] }.map { place in
+            loaded.stories.indices.filter { check.applies(loaded.stories[$0]) }.map { place in
                 (key: Key(check.kind, String(loaded.stories[place].sourcePath.dropFirst(contentFolder.count + 1))), place: place)
             }.sorted { $0.key < $1.key }
         }
@@ -248,8 +248,7 @@ public struct Edition: Sendable {
         loaded.taskIndex.mark = engine.mark   // what the stories are taken from
         var checked: [String: [(place: Int, value: any Sendable)]] = [:]
         for (index, (key, place)) in wanted.enumerated() {   // checkKeys is wanted's keys
-            let value = report.values.isEmpty ? report.ran[key] ?? engine.recordedValue(of: key)
-                                              : report.values[storyKeys.count + index]
+            let value = valuesOfAll ? report.values[storyKeys.count + index] : report.ran[key] ?? engine.recordedValue(of: key)
             guard let value else { continue }
             checked[key.kind, default: []].append((place, value))
         }

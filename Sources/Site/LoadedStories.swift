@@ -52,7 +52,7 @@ struct LoadedStories {
             loaded.problems += parsed.problems
             guard let story = parsed.story, let facts = parsed.facts else { continue }
             foundIndex.append(index)
-            order.append((story.published.secondsSinceEpoch, story.id))
+            order.append(Self.order(story))
             found.append((story, facts))
         }
         let places = found.indices.sorted { newer(order[$0], order[$1]) }
@@ -77,22 +77,19 @@ struct LoadedStories {
     /// left half done, when so many stories moved that a load from nothing costs less.
     private mutating func takeOver(keys: [Key], changed: Set<Key>, value: (Int) -> ParsedStory?) -> Bool {
         problems = []
-        var (names, byName) = (taskIndex.names, taskIndex.byName)
-        taskIndex = StoryIndex()   // so that `names` is not shared while it changes
-        defer { taskIndex = StoryIndex(names: names, byName: byName) }
         // Each key's place here when it has one (the same file), and whether its story stays as it is.
         var placeOfKey = [Int?](repeating: nil, count: keys.count)
         var stays = [Bool](repeating: false, count: stories.count)
+        // The names are read where they are: a second reference to them would make their changes below copy them.
         var next = 0
         for index in keys.indices {
             let name = keys[index].name
+            func nextName() -> String { taskIndex.names[taskIndex.byName[next]] }
             // Equality first: the same string as the last listing's compares without reading it.
-            while next < byName.count, names[byName[next]] != name, FileSystem.precedes(names[byName[next]], name) {
-                next += 1
-            }
-            guard next < byName.count, names[byName[next]] == name else { continue }
-            placeOfKey[index] = byName[next]
-            stays[byName[next]] = !changed.contains(keys[index])
+            while next < taskIndex.byName.count, nextName() != name, FileSystem.precedes(nextName(), name) { next += 1 }
+            guard next < taskIndex.byName.count, nextName() == name else { continue }
+            placeOfKey[index] = taskIndex.byName[next]
+            stays[taskIndex.byName[next]] = !changed.contains(keys[index])
             next += 1
         }
         // The others, as their values say: in their place when they sort there still, else taken out and put back.
@@ -130,7 +127,7 @@ struct LoadedStories {
         if kept < stories.count {
             Self.keep(&stories, stays)
             Self.keep(&facts, stays)
-            Self.keep(&names, stays)
+            Self.keep(&taskIndex.names, stays)
         }
         var placeOfNew = [Int?](repeating: nil, count: keys.count)
         for index in keys.indices {
@@ -145,13 +142,13 @@ struct LoadedStories {
             }
             stories.insert(story, at: low)
             facts.insert(storyFacts, at: low)
-            names.insert(keys[index].name, at: low)
+            taskIndex.names.insert(keys[index].name, at: low)
             for other in placeOfNew.indices {
                 if let place = placeOfNew[other], place >= low { placeOfNew[other] = place + 1 }
             }
             placeOfNew[index] = low
         }
-        byName = placeOfNew.compactMap { $0 }
+        taskIndex.byName = placeOfNew.compactMap { $0 }
         return true
     }
 

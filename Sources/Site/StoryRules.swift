@@ -97,15 +97,14 @@ struct ParsedStory: Sendable {
 
 /// Work that another module adds to loading a site, done by the same engine run as the stories and kept in the
 /// same trace (the hub's check of each breaking story): `rules` holds a rule of `kind`, named like a story task (the
-/// file's path under `content/`), for each story whose flag `applies` is true, and any rules it reads. Such a rule
-/// reads the story and the rest of the site through `SiteTasks`. (A flag, not a function: every story is tested at
-/// every load, and a story handed to a function is copied, a retain per field.)
+/// file's path under `content/`), for each story that `applies` to, and any rules it reads. Such a rule reads the
+/// story and the rest of the site through `SiteTasks`.
 public struct StoryCheck: Sendable {
     public let kind: String
     public let rules: [String: Rule]
-    public let applies: KeyPath<Story, Bool> & Sendable
+    public let applies: @Sendable (Story) -> Bool
 
-    public init(kind: String, rules: [String: Rule], applies: KeyPath<Story, Bool> & Sendable) {
+    public init(kind: String, rules: [String: Rule], applies: @escaping @Sendable (Story) -> Bool) {
         self.kind = kind
         self.rules = rules
         self.applies = applies
