@@ -156,10 +156,11 @@ public struct Engine: Sendable {
         }
         let stale = readers(of: Set(changedHashes.keys).union(again)).union(unchecked)
         // The run's copy of the trace must be gone before the commit changes it, or the commit copies it all.
-        let (slots, values, decoded) = Run(engine: self, inputs: inputs, changed: changedHashes, stale: stale, again: again)
-            .perform(demand, needValues: valuesOfDemand)
+        let (slots, hashes, values, decoded) = Run(engine: self, inputs: inputs, changed: changedHashes, stale: stale,
+                                                   again: again).perform(demand, needValues: valuesOfDemand)
         for (key, value) in decoded where slots[key] == nil { trace[key]?.value = value }   // only when it runs again
         var report = commit(slots, demand: demand, changed: changedHashes, partial: partial ? stale : nil)
+        report.hashes = hashes
         report.values = values
         return report
     }
@@ -421,6 +422,8 @@ public struct Report: Sendable {
     public var dropped: [Key] = []
     /// The failures, each once, under the key of the task whose rule threw (or where a cycle closed).
     public var failures: [Key: TaskError] = [:]
+    /// The hash of each demanded key's result, in the order of the demand (nil where it failed).
+    public var hashes: [UInt64?] = []
     /// With `valuesOfDemand`: the value of each demanded key, in the order of the demand (nil where it failed).
     public var values: [(any Sendable)?] = []
 }

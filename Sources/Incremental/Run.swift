@@ -60,26 +60,60 @@ final class Run: Sendable {
         self.again = again
     }
 
-    /// Brings every demanded key up to date; the outcome of each key that was looked at more closely than "clean",
-    /// and with `needValues` the value of each demanded key.
+    /// Brings every demanded key up to date; the outcome of each key that was looked at more closely than "clean", the
+    /// hash of each demanded key (nil where it failed), and with `needValues` its value.
     func perform(_ demand: [Key], needValues: Bool)
-        -> (slots: [Key: Slot], values: [(any Sendable)?], decoded: [(Key, any Sendable)]) {
+        -> (slots: [Key: Slot], hashes: [UInt64?], values: [(any Sendable)?], decoded: [(Key, any Sendable)]) {
         // A clean key whose value is at hand (kept in memory by an engine that runs again and again) is answered here
         // by a lookup; only the others are resolved, on every core.
+        var hashes = [UInt64?](repeating: nil, count: demand.count)
         var values = [(any Sendable)?](repeating: nil, count: needValues ? demand.count : 0)
         var others: [Int] = []
+        // A clean key whose value is kept as bytes is decoded from the entry found here: looked up again by `resolve`,
+        // each would cost a second search of the trace.
+        var keptBytes: [(index: Int, bytes: ArraySlice<UInt8>, codec: Codec)] = []
         for (index, key) in demand.enumerated() {
-            if let old = cleanEntry(key), !needValues || old.value != nil {
-                if needValues { values[index] = old.value }
-            } else {
-                others.append(index)
+            if let old = cleanEntry(key) {
+                hashes[index] = old.hash
+                guard needValues else { continue }
+                if let value = old.value {
+                    values[index] = value
+                    continue
+                }
+                if let bytes = old.kept, case .bytes(let codec)? = rules[key.kind]?.keep {
+                    keptBytes.append((index, bytes, codec))
+                    continue
+                }
+            }
+            others.append(index)
+        }
+        let kept = keptBytes
+        let fromBytes = Mutex([(any Sendable)?](repeating: nil, count: kept.count))
+        let chunks = min(kept.count, 64)
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let indices = stride(from: chunk, to: kept.count, by: chunks)
+            let found = indices.map { kept[$0].codec.decode(kept[$0].bytes) }
+            fromBytes.withLock { values in
+                for (index, value) in zip(indices, found) { values[index] = value }
             }
         }
-        let outcomes = resolve(others.map { demand[$0] }, for: nil, needValue: needValues)
-        if needValues {
-            for (index, outcome) in zip(others, outcomes) { values[index] = (try? outcome.get())?.value }
+        var fresh: [(Key, any Sendable)] = []
+        for (item, value) in zip(kept, fromBytes.withLock { $0 }) {
+            guard let value else {
+                others.append(item.index)   // bytes that do not decode: the task runs again
+                continue
+            }
+            values[item.index] = value
+            if keepsDecoded { fresh.append((demand[item.index], value)) }
         }
-        return (state.withLock { $0.slots }, values, decoded.withLock { $0 })
+        if !fresh.isEmpty { decoded.withLock { $0 += fresh } }
+        let outcomes = resolve(others.map { demand[$0] }, for: nil, needValue: needValues)
+        for (index, outcome) in zip(others, outcomes) {
+            let resolved = try? outcome.get()
+            hashes[index] = resolved?.hash
+            if needValues { values[index] = resolved?.value }
+        }
+        return (state.withLock { $0.slots }, hashes, values, decoded.withLock { $0 })
     }
 
     /// Resolves several keys in parallel for `reader`, each to its outcome.

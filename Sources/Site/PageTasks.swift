@@ -245,8 +245,9 @@ enum PageTasks {
         var keptStamps = [FileStamp?](repeating: nil, count: count)
         var keptHashes = [UInt64](repeating: 0, count: tasks.count)
         var again: Set<Key> = []
+        let firstTask = site.demand.count
         for (index, task) in tasks.enumerated() where report.ran[task.key] == nil {
-            guard let recorded = site.engine.recordedHash(of: task.key) else { continue }   // failed
+            guard let recorded = report.hashes[firstTask + index] else { continue }   // failed
             keptHashes[index] = recorded
             for place in task.places {
                 keptStamps[place] = found.kept(paths[place], at: place, fingerprint: recorded)
@@ -257,9 +258,10 @@ enum PageTasks {
         // of the groups, which is where the last build listed them too when it made the same files).
         var keptSitemaps: [Key: SitemapTasks.Made] = [:]
         var place = count
-        for key in plan.sitemaps {
+        for (index, key) in plan.sitemaps.enumerated() {
             if let ran = report.ran[key] as? SitemapTasks.Made { place += ran.files.count }
-            guard report.ran[key] == nil, site.engine.recordedHash(of: key) != nil else { continue }   // ran, or failed
+            // Ran, or failed:
+            guard report.ran[key] == nil, report.hashes[firstTask + tasks.count + index] != nil else { continue }
             guard var made = site.engine.recordedValue(of: key) as? SitemapTasks.Made else {
                 again.insert(key)
                 continue

@@ -59,6 +59,30 @@ import Testing
         #expect(invocations.take() == [Toy.count("a"), Toy.count("b"), Toy.report])
     }
 
+    /// A run over a loaded trace gives every demanded key's hash (nil where it failed) and value: a current key's from
+    /// its kept bytes, without running it, unless the bytes do not decode.
+    @Test func aRunGivesEachDemandedKeysHashAndValueFromTheLoadedTrace() throws {
+        _ = try saveFirstRun()
+        let counts = ["a", "b", "c"].map(Toy.count)
+        var (engine, _) = load()
+        let recorded = counts.map { engine.recordedHash(of: $0) }
+        var files = Toy.files
+        files.contents["b"] = "boom"
+        let report = engine.run(demand: counts + [Toy.report], inputs: files, valuesOfDemand: true)
+        #expect(report.hashes == [recorded[0], nil, recorded[2], nil])
+        #expect(report.values.map { $0 as? Int } == [3, nil, 1, nil])
+        #expect(invocations.take() == [Toy.count("b")], "the current counts come from the trace")
+
+        var rules = Toy.rules(invocations, keepCounts: true)
+        let refusing = Codec(Int.self, encode: { _ in [] }, decode: { _ in nil })
+        rules["count"] = Toy.countRule(invocations, keeping: .bytes(refusing))
+        (engine, _) = Engine.load(from: path, rules: rules, world: 1)
+        let again = engine.run(demand: counts, inputs: Toy.files, valuesOfDemand: true)
+        #expect(again.values.map { $0 as? Int } == [3, 2, 1])
+        #expect(again.hashes == recorded)
+        #expect(invocations.take() == counts, "bytes that do not decode: the tasks run again")
+    }
+
     /// A kept result is there to be asked for without a run, after a run with a rule the engine has only for some
     /// runs (`extra`, which tells it the codec): from memory once the task ran in this process, or from the trace
     /// file's bytes.
