@@ -269,12 +269,18 @@ public struct Engine: Sendable {
                 unchecked.insert(key)
             }
             uncheckedInputs = changed.filter { slots[$0.key] == nil }
-            roots.formUnion(demand)
+            // Mostly the roots already hold every demanded key: then they are left as they are, still one table with
+            // the trace file's record of them, so that neither is copied and a save finds them equal at once.
+            if !demand.allSatisfy(roots.contains) { roots.formUnion(demand) }
         } else {
             (unchecked, uncheckedInputs) = ([], [:])   // every stale key was looked at, or is no longer demanded
-            let demanded = Set(demand)
-            for key in roots where !demanded.contains(key) { candidates.append(key) }
-            roots = demanded
+            // The same way, mostly the demand is the last full run's. (A key demanded twice could let a root that is no
+            // longer demanded stay one: its entry is kept, never used wrongly.)
+            if demand.count != roots.count || !demand.allSatisfy(roots.contains) {
+                let demanded = Set(demand)
+                for key in roots where !demanded.contains(key) { candidates.append(key) }
+                roots = demanded
+            }
         }
         guard !candidates.isEmpty else { return report }
         // What no task reads any more and nobody demands goes, and then what only it read.
