@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// A small incremental build engine: keyed tasks whose dependencies are recorded as they are read.
@@ -175,18 +174,10 @@ public struct Engine: Sendable {
             }
         } ?? trace.inputs().filter { rules[$0.key.kind] == nil }
         let provided = recorded.filter { inputs.provides($0.key.kind) }
-        let found = Mutex<[Key: UInt64?]>([:])
-        let chunks = min(provided.count, 64)
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            var local: [Key: UInt64?] = [:]
-            for index in stride(from: chunk, to: provided.count, by: chunks) {
-                let (key, hash) = provided[index]
-                let now = try? inputs.hash(of: key)
-                if now != hash { local[key] = now }
-            }
-            found.withLock { $0.merge(local) { first, _ in first } }
-        }
-        return found.withLock { $0 }
+        let now = mapOnEveryCore(provided.count) { try? inputs.hash(of: provided[$0].key) }
+        var found: [Key: UInt64?] = [:]
+        for (index, (key, hash)) in provided.enumerated() where now[index] != hash { found[key] = now[index] }
+        return found
     }
 
     /// Folds a run's outcomes into the trace: new and re-verified entries, the failed ones marked to run again with

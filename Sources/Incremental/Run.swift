@@ -88,17 +88,9 @@ final class Run: Sendable {
             others.append(index)
         }
         let kept = keptBytes
-        let fromBytes = Mutex([(any Sendable)?](repeating: nil, count: kept.count))
-        let chunks = min(kept.count, 64)
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            let indices = stride(from: chunk, to: kept.count, by: chunks)
-            let found = indices.map { kept[$0].codec.decode(kept[$0].bytes) }
-            fromBytes.withLock { values in
-                for (index, value) in zip(indices, found) { values[index] = value }
-            }
-        }
+        let fromBytes = mapOnEveryCore(kept.count) { kept[$0].codec.decode(kept[$0].bytes) }
         var fresh: [(Key, any Sendable)] = []
-        for (item, value) in zip(kept, fromBytes.withLock { $0 }) {
+        for (item, value) in zip(kept, fromBytes) {
             guard let value else {
                 others.append(item.index)   // bytes that do not decode: the task runs again
                 continue
@@ -123,31 +115,14 @@ final class Run: Sendable {
                 return .failure(error)
             }
         }
-        @Sendable func keepDecoded(_ keys: some Sequence<Key>, _ found: [Result<Resolved, TaskError>]) {
-            guard keepsDecoded else { return }
-            let fresh = zip(keys, found).compactMap { key, outcome in
+        let outcomes = keys.count > 1 ? mapOnEveryCore(keys.count) { one(keys[$0]) } : keys.map(one)
+        if keepsDecoded {
+            let fresh = zip(keys, outcomes).compactMap { key, outcome in
                 (try? outcome.get()).flatMap { $0.decoded ? $0.value.map { (key, $0) } : nil }
             }
             if !fresh.isEmpty { decoded.withLock { $0 += fresh } }
         }
-        guard keys.count > 1 else {
-            let found = keys.map(one)
-            keepDecoded(keys, found)
-            return found
-        }
-        // In a few dozen strided chunks rather than one item at a time: a batch of clean keys costs a lookup each,
-        // less than taking the lock to store the outcome.
-        let chunks = min(keys.count, 64)
-        let outcomes = Mutex([Result<Resolved, TaskError>?](repeating: nil, count: keys.count))
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            let indices = stride(from: chunk, to: keys.count, by: chunks)
-            let found = indices.map { one(keys[$0]) }
-            keepDecoded(indices.lazy.map { keys[$0] }, found)
-            outcomes.withLock { outcomes in
-                for (index, outcome) in zip(indices, found) { outcomes[index] = outcome }
-            }
-        }
-        return outcomes.withLock { $0.map { $0! } }
+        return outcomes
     }
 
     private enum Step {
@@ -338,4 +313,19 @@ struct Done: Sendable {
     var hash: UInt64
     var value: (any Sendable)?
     var kind: Kind
+}
+
+/// `transform` of each of `0..<count`, on every core, in order. In a few dozen strided chunks rather than one item at
+/// a time: an item (a clean key's lookup, a file's stamp) often costs less than taking the lock to store its result.
+func mapOnEveryCore<T: Sendable>(_ count: Int, _ transform: @Sendable (Int) -> T) -> [T] {
+    let results = Mutex([T?](repeating: nil, count: count))
+    let chunks = min(count, 64)
+    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+        let indices = stride(from: chunk, to: count, by: chunks)
+        let found = indices.map(transform)
+        results.withLock { results in
+            for (index, result) in zip(indices, found) { results[index] = result }
+        }
+    }
+    return results.withLock { $0.map { $0! } }
 }
