@@ -97,10 +97,12 @@ struct ByteWriter {
     mutating func double(_ value: Double) { u64(value.bitPattern) }
     mutating func string(_ value: String) {
         var value = value
-        value.withUTF8 { text in
-            int(text.count)
-            bytes.append(contentsOf: text)
-        }
+        value.withUTF8 { utf8($0) }
+    }
+    /// A string's UTF-8 (what `string` writes).
+    mutating func utf8(_ text: some Collection<UInt8>) {
+        int(text.count)
+        bytes.append(contentsOf: text)
     }
     mutating func optionalString(_ value: String?) {
         bool(value != nil)
@@ -110,13 +112,7 @@ struct ByteWriter {
         int(values.count)
         for value in values { string(value) }
     }
-    mutating func localized(_ text: LocalizedText) {
-        int(text.pairs.count)
-        for pair in text.pairs {
-            string(pair.code)
-            string(pair.text)
-        }
-    }
+    mutating func localized(_ text: LocalizedText) { utf8(text.encoded) }
     mutating func timestamp(_ value: Timestamp) {
         double(value.secondsSinceEpoch)
         int(value.offsetSeconds)
@@ -192,6 +188,12 @@ struct ByteReader {
         let start = offset - bytes.startIndex
         return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<start + length]), as: UTF8.self) }
     }
+    /// What `utf8` wrote, in place.
+    mutating func utf8() -> ArraySlice<UInt8>? {
+        guard let length = count() else { return nil }
+        defer { offset += length }
+        return bytes[offset..<offset + length]
+    }
     mutating func optionalString() -> String?? {
         guard let present = bool() else { return nil }
         if !present { return .some(nil) }
@@ -208,17 +210,7 @@ struct ByteReader {
         }
         return result
     }
-    mutating func localized() -> LocalizedText? {
-        guard let n = count() else { return nil }
-        var pairs: [(code: String, text: String)] = []
-        pairs.reserveCapacity(n)
-        for _ in 0..<n {
-            guard let code = string(), let text = string() else { return nil }
-            if let last = pairs.last, last.code >= code { return nil }   // written sorted, each code once
-            pairs.append((code, text))
-        }
-        return LocalizedText(sortedPairs: pairs)
-    }
+    mutating func localized() -> LocalizedText? { utf8().flatMap(LocalizedText.init(encoded:)) }
     mutating func timestamp() -> Timestamp? {
         guard let seconds = double(), seconds.isFinite, let offset = int() else { return nil }
         return Timestamp(secondsSinceEpoch: seconds, offsetSeconds: offset)
