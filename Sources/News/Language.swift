@@ -140,29 +140,41 @@ public struct LocalizedText: Sendable, Hashable {
 
     /// The field at `offset`, which moves past it; nil at the end or when the field does not fit.
     private static func field(_ bytes: ArraySlice<UInt8>, at offset: inout Int) -> ArraySlice<UInt8>? {
-        var length = 0
-        var shift = 0
-        while offset < bytes.endIndex, shift < 63 {
-            let byte = bytes[offset]
-            offset += 1
-            length |= Int(byte & 0x7F) << shift
-            guard byte >= 0x80 else {
-                guard length <= bytes.endIndex - offset else { return nil }
-                defer { offset += length }
-                return bytes[offset..<offset + length]
-            }
-            shift += 7
-        }
-        return nil
+        guard let length = LEB128.read(bytes, at: &offset, end: bytes.endIndex),
+              length <= UInt64(bytes.endIndex - offset) else { return nil }
+        defer { offset += Int(length) }
+        return bytes[offset..<offset + Int(length)]
     }
 
     private static func append(_ bytes: String.UTF8View, to utf8: inout [UInt8]) {
-        var rest = bytes.count
+        LEB128.append(UInt64(bytes.count), to: &utf8)
+        utf8.append(contentsOf: bytes)
+    }
+}
+
+/// Unsigned LEB128, seven bits a byte, low bits first: how `LocalizedText` and the site's cache files write lengths
+/// and counts, which are mostly small and take one or two bytes instead of eight.
+package enum LEB128 {
+    package static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        var rest = value
         while rest >= 0x80 {
-            utf8.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
             rest >>= 7
         }
-        utf8.append(UInt8(rest))
-        utf8.append(contentsOf: bytes)
+        bytes.append(UInt8(rest))
+    }
+
+    /// The value at `offset` (an index of `bytes`), which moves past it; nil when it runs to `end` or past 64 bits.
+    package static func read(_ bytes: ArraySlice<UInt8>, at offset: inout Int, end: Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset >= bytes.startIndex, offset < end, shift < 64 {
+            let byte = bytes[offset]
+            offset += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+        return nil
     }
 }

@@ -86,12 +86,7 @@ struct ByteWriter {
     /// Zigzag LEB128: counts, lengths and sizes are mostly small, and take one or two bytes instead of eight (the
     /// trace of 100,000 stories is a fifth smaller, and reads that much faster).
     mutating func int(_ value: Int) {
-        var rest = UInt64(bitPattern: (Int64(value) << 1) ^ (Int64(value) >> 63))
-        while rest >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
-            rest >>= 7
-        }
-        bytes.append(UInt8(rest))
+        LEB128.append(UInt64(bitPattern: (Int64(value) << 1) ^ (Int64(value) >> 63)), to: &bytes)
     }
     mutating func bool(_ value: Bool) { bytes.append(value ? 1 : 0) }
     mutating func double(_ value: Double) { u64(value.bitPattern) }
@@ -159,16 +154,8 @@ struct ByteReader {
         return value
     }
     mutating func int() -> Int? {
-        var raw: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset >= bytes.startIndex, offset < end, shift < 64 {
-            let byte = bytes[offset]
-            offset += 1
-            raw |= UInt64(byte & 0x7F) << shift
-            if byte < 0x80 { return Int(Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)) }
-            shift += 7
-        }
-        return nil
+        guard let raw = LEB128.read(bytes, at: &offset, end: end) else { return nil }
+        return Int(Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1))
     }
     /// A count of items that each take at least one byte: never more than what is left.
     mutating func count() -> Int? {
