@@ -55,7 +55,9 @@ extension Engine {
     public enum TraceStatus: Equatable, Sendable {
         case loaded
         case missing
-        /// The reason, for a person: the run is a full one.
+        /// Sound, but written in another world than this engine's (by another program): the run is a full one.
+        case otherWorld
+        /// Damaged or not a trace, with the reason for a person: the run is a full one.
         case ignored(String)
     }
 
@@ -69,7 +71,7 @@ extension Engine {
                                          roots: engine.roots)
             return (engine, .loaded)
         } catch {
-            return (Engine(rules: rules, world: world), .ignored(error.description))
+            return (Engine(rules: rules, world: world), error == .otherWorld ? .otherWorld : .ignored(error.description))
         }
     }
 
@@ -246,7 +248,7 @@ extension Engine {
         guard Array(try input.take(Self.magic.count)) == Self.magic else { throw .init("not a trace file") }
         let version = try input.take(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard version == Self.formatVersion else { throw .init("trace format \(version), not \(Self.formatVersion)") }
-        guard try input.word() == world else { throw .init("written for another world") }
+        guard try input.word() == world else { throw .otherWorld }
         guard !input.isAtEnd else { throw .init("no segment after the header") }
         var firstSegment = 0
         while !input.isAtEnd {
@@ -465,9 +467,10 @@ struct TraceWriter {
 }
 
 struct TraceReader {
-    struct Problem: Error, CustomStringConvertible {
+    struct Problem: Error, CustomStringConvertible, Equatable {
         let description: String
         init(_ description: String) { self.description = description }
+        static let otherWorld = Problem("written for another world")
     }
 
     var bytes: ArraySlice<UInt8>

@@ -81,7 +81,7 @@ public struct Edition: Sendable {
                                config: config, diagnostics: &diagnostics)
         let themeDigest = snapshot?.themeDigest ?? themeDigest(root: root)   // the snapshot has read the theme once already
         let listed = snapshot.flatMap { snapshot in snapshot.storyFiles.map { (files: $0, at: snapshot.takenAt) } }
-        let (loaded, checked, engine) = loadStories(root: root, cache: cache, listed: listed,
+        let (loaded, checked, engine, traceNote) = loadStories(root: root, cache: cache, listed: listed,
                                                             checks: checks, options: ["base-url": baseURLOverride ?? ""],
                                                             themeDigest: themeDigest, session: session,
                                                             diagnostics: &diagnostics)
@@ -101,6 +101,7 @@ public struct Edition: Sendable {
                               checked: checked, facts: loaded.facts, taskIndex: loaded.taskIndex, engine: EngineHandoff(engine))
         edition.inputs = snapshot
         edition.media = media
+        edition.traceNote = traceNote
         return edition
     }
 
@@ -143,6 +144,11 @@ public struct Edition: Sendable {
 
     /// The files of `media/` (see `MediaLibrary`), every story's references to them checked.
     public internal(set) var media = MediaLibrary()
+
+    /// Why this load could not start from what the last one learnt (the site's trace was written by another newsgen
+    /// binary, or is damaged), for a person: then every story is parsed and every page made again. Nil when it
+    /// could, or when there was no trace to start from (a first build, or after `--clean`).
+    public internal(set) var traceNote: String?
 
     /// A hash of every file of the theme (`templates/`), by path and bytes.
     /// The error for a folder that is not a site (`root`: absolute).
@@ -190,11 +196,11 @@ public struct Edition: Sendable {
     private static func loadStories(root: String, cache: CacheMode, listed: (files: FileSystem.SourceListing, at: Int64)?,
                                     checks: [StoryCheck], options: [String: String], themeDigest: UInt64,
                                     session: BuildSession?, diagnostics: inout [Diagnostic])
-        -> (stories: LoadedStories, checked: [String: [(place: Int, value: any Sendable)]], engine: SiteEngine?) {
+        -> (stories: LoadedStories, checked: [String: [(place: Int, value: any Sendable)]], engine: SiteEngine?, traceNote: String?) {
         let contentDirectory = root + "/" + contentFolder
         guard FileSystem.isDirectory(contentDirectory) else {
             diagnostics.append(Diagnostic(path: contentFolder, message: "the content folder is missing"))
-            return (LoadedStories(), [:], nil)
+            return (LoadedStories(), [:], nil, nil)
         }
         let listedAt = listed?.at ?? BuildCache.nowNanoseconds()
         let listed = listed?.files ?? storyFiles(in: contentDirectory)
@@ -263,7 +269,13 @@ public struct Edition: Sendable {
         if !loaded.keysAsBefore { diagnostics += crossCheck(loaded.stories) }
         let siteEngine = SiteEngine(engine: engine, files: inputs, demand: storyKeys + checkKeys, themeDigest: themeDigest,
                                     changed: status != .loaded || changed, cache: cache, session: session)
-        return (loaded, checked, siteEngine)
+        let shownPath = BuildCache.storyCacheFolder + "/trace"
+        let traceNote: String? = switch status {
+        case .otherWorld: "\(shownPath) was written by another newsgen binary"
+        case .ignored(let reason): "\(shownPath) could not be used (\(reason))"
+        case .loaded, .missing: nil
+        }
+        return (loaded, checked, siteEngine, traceNote)
     }
 
     /// The story files under a content folder (relative paths, sorted) with their stamps, and the problems that

@@ -27,6 +27,8 @@ public struct BuildReport: Sendable, Hashable {
     /// Photos of the media folder, and how many of them this build processed (the others came from the cache).
     public var photos = 0
     public var photosProcessed = 0
+    /// Why everything was built again although the site had been built before (`Edition.traceNote`), for a person.
+    public var rebuiltEverything: String?
 }
 
 /// `newsgen build`: renders an Edition into the output folder.
@@ -172,7 +174,8 @@ public enum SiteBuilder {
             let summary = try writer.commit(files: paths, existing: found.files)
             let report = BuildReport(stories: stories.count, pages: paths.count, written: summary.written,
                                      unchanged: summary.unchanged, removed: summary.removed, output: output,
-                                     photos: media.photos.count, photosProcessed: media.made.count)
+                                     photos: media.photos.count, photosProcessed: media.made.count,
+                                     rebuiltEverything: edition.traceNote)
             if untouched && summary.written == 0 && summary.removed == 0 {
                 if found.asCached { survey.leave(.unchanged(cached), lock: lock) }
                 return report

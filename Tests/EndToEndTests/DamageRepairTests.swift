@@ -18,13 +18,21 @@ import Glibc
         return generated
     }
 
-    /// Builds without `--clean` and expects the clean build's tree.
-    static func expectRepaired(_ generated: GeneratedSite, after damage: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    /// Builds without `--clean` and expects the clean build's tree; the build's result.
+    @discardableResult
+    static func expectRepaired(_ generated: GeneratedSite, after damage: String,
+                               sourceLocation: SourceLocation = #_sourceLocation) async throws -> ProgramResult {
         let result = try await generated.build()
         #expect(result.status == 0, "after \(damage): \(result.standardError)", sourceLocation: sourceLocation)
         if let difference = OutputTree.difference(OutputTree(generated.site), try await generated.cleanTree(), names: ("rebuilt", "clean")) {
             Issue.record("after \(damage): \(difference)", sourceLocation: sourceLocation)
         }
+        return result
+    }
+
+    /// The line a build prints when it could not start from the site's trace, and had to build everything again.
+    static func rebuiltEverything(_ result: ProgramResult) -> String? {
+        result.standardOutput.split(separator: "\n").first { $0.hasPrefix("built everything again: ") }.map(String.init)
     }
 
     /// The first output path (relative to `site/`) that matches `pattern`, files or folders as asked.
@@ -160,7 +168,15 @@ import Glibc
         story.bodies = story.bodies.mapValues { $0 + " Corrected." }
         story.titles["fr"] = "Un titre corrigé"
         try generated.save(story)
-        try await Self.expectRepaired(generated, after: "\(damage.rawValue) \(prefix)… and an edit of \(story.file)")
+        let repaired = try await Self.expectRepaired(generated, after: "\(damage.rawValue) \(prefix)… and an edit of \(story.file)")
+        // Only a trace that cannot be used costs a full build, and the build says so; another site's is sound, and
+        // the stories whose files it does not describe are parsed as any changed story is.
+        if prefix == "trace" && damage != .anotherSites {
+            #expect(Self.rebuiltEverything(repaired)?.hasPrefix("built everything again: .newsgen/trace could not be used (") == true,
+                    "\(repaired.standardOutput)")
+        } else {
+            #expect(Self.rebuiltEverything(repaired) == nil, "\(repaired.standardOutput)")
+        }
     }
 
     /// Caches are tied to the newsgen binary that wrote them: another build of newsgen (here a copy, which is another
@@ -180,7 +196,12 @@ import Glibc
         }
         #expect(result.status == 0, "\(result.standardError)")
         #expect(try world() != ours, "the copy wrote a trace of its own")
-        try await Self.expectRepaired(generated, after: "a build by a copy of the binary")
+        let because = "built everything again: .newsgen/trace was written by another newsgen binary"
+        #expect(Self.rebuiltEverything(result) == because, "the copy says why its first build is a full one: \(result.standardOutput)")
+        let back = try await Self.expectRepaired(generated, after: "a build by a copy of the binary")
         #expect(try world() == ours, "and the original does not trust the copy's")
+        #expect(Self.rebuiltEverything(back) == because, "\(back.standardOutput)")
+        let again = try await generated.build()
+        #expect(Self.rebuiltEverything(again) == nil, "a build from its own trace says nothing: \(again.standardOutput)")
     }
 }

@@ -36,4 +36,20 @@ import TestSupport
             #expect(String(decoding: page, as: UTF8.self).contains("<html"))
         }
     }
+    /// A serve that cannot start from the site's trace (here a damaged one) says so after its first build, as
+    /// `newsgen build` does, and builds the site all the same.
+    @Test func aServeThatCannotUseTheSitesTraceSaysWhyItBuildsEverything() async throws {
+        try await offThePool {
+            let site = try TemporarySite(files: BuildFixtures.files)
+            let built = try newsgen(["build", "--quiet"], in: site, environment: BuildFixtures.now)
+            try #require(built.status == 0, "\(built.standardError)")
+            try site.write(".newsgen/trace", "not a trace\n")
+            let serve = try ServeProcess(site: site, environment: BuildFixtures.now)
+            defer { serve.stop() }
+            #expect(serve.waitForOutput { $0.contains("built everything again: .newsgen/trace could not be used (not a trace file)") },
+                    "\(serve.standardOutput)")
+            let page = try LoopbackHTTP.request(port: serve.port, method: "GET", path: "/")
+            #expect(String(decoding: page, as: UTF8.self).contains("<html"))
+        }
+    }
 }
