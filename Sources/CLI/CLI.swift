@@ -172,7 +172,7 @@ enum BuildCommand {
         if report.photosProcessed > 0 {
             line += "\n\(report.photosProcessed) photo\(report.photosProcessed == 1 ? "" : "s") processed (\(report.photos - report.photosProcessed) from the media cache)"
         }
-        if let reason = report.rebuiltEverything { line += "\nbuilt everything again: " + reason }
+        if let why = report.rebuiltEverything { line += "\n" + why }
         return line
     }
 

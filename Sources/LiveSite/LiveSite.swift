@@ -141,7 +141,7 @@ public final class LiveSite: Sendable {
                 live.built(number, styleOnly: styleOnly)
                 let milliseconds = Int((monotonicSeconds() - started) * 1000)
                 say("built \(report.stories) stories: \(report.written) written, \(report.unchanged) unchanged, \(report.removed) removed in \(milliseconds) ms")
-                if let reason = report.rebuiltEverything { say("built everything again: " + reason) }
+                if let why = report.rebuiltEverything { say(why) }
             }
         } catch {
             warn(error.diagnostics.map(\.description).joined(separator: "\n"))

@@ -147,10 +147,10 @@ public struct Edition: Sendable {
     /// The files of `media/` (see `MediaLibrary`), every story's references to them checked.
     public internal(set) var media = MediaLibrary()
 
-    /// Why this load could not start from what the last one learnt (the site's trace was written by another newsgen
-    /// binary, or is damaged), for a person: then every story is parsed and every page made again. Nil when it
-    /// could, or when there was no trace to start from (a first build, or after `--clean`).
-    public internal(set) var traceNote: String?
+    /// The line that tells a person why this load could not start from what the last one learnt (the site's trace
+    /// was written by another newsgen binary, or is damaged): then every story is parsed and every page made again.
+    /// Nil when it could, or when there was no trace to start from (a first build, or after `--clean`).
+    var traceNote: String?
 
     /// A hash of every file of the theme (`templates/`), by path and bytes.
     /// The error for a folder that is not a site (`root`: absolute).
@@ -213,21 +213,21 @@ public struct Edition: Sendable {
             cache.readsCache ? Engine.load(from: tracePath, rules: rules, world: BuildCache.executableIdentity)
                              : (Engine(rules: rules, world: BuildCache.executableIdentity), .missing)
         }
-        let files: FileSystem.SourceListing
+        let listing: FileSystem.SourceListing
         var (engine, status): (Engine, Engine.TraceStatus)
         // Taken out of `kept`, so that the engine's trace has one owner: a second one makes its first change copy it all.
         if let keptEngine = kept.take()?.engine {
             (engine, status) = (keptEngine, .loaded)
-            files = listed?.files ?? storyFiles(in: contentDirectory)
+            listing = listed?.files ?? storyFiles(in: contentDirectory)
         } else if let listed {
-            files = listed.files
+            listing = listed.files
             (engine, status) = loadTrace()
         } else {
             // `check` and `publish` look at the story files here (a build has its snapshot's look): the trace is read
             // meanwhile on the other core, since neither needs the other (13 % off publish --dry-run at 10,000 stories).
-            (files, (engine, status)) = bothAtOnce({ storyFiles(in: contentDirectory) }, loadTrace)
+            (listing, (engine, status)) = bothAtOnce({ storyFiles(in: contentDirectory) }, loadTrace)
         }
-        let listed = files
+        let listed = listing
         diagnostics += Self.diagnostics(listed.problems, in: contentFolder)
         if session != nil, cache.writer != nil { engine.runsAgain = true }   // kept by the session (see `keep` below)
         let inputs = SiteFiles(root: root, listed: listed, listedAt: listedAt, options: options)
@@ -285,10 +285,9 @@ public struct Edition: Sendable {
         if !loaded.keysAsBefore { diagnostics += crossCheck(loaded.stories) }
         let siteEngine = SiteEngine(engine: engine, files: inputs, demand: storyKeys + checkKeys, themeDigest: themeDigest,
                                     changed: status != .loaded || changed, cache: cache, session: session)
-        let shownPath = BuildCache.storyCacheFolder + "/trace"
         let traceNote: String? = switch status {
-        case .otherWorld: "\(shownPath) was written by another newsgen binary"
-        case .ignored(let reason): "\(shownPath) could not be used (\(reason))"
+        case .otherWorld: "built everything again: \(StoryRules.traceFile) was written by another newsgen binary"
+        case .ignored(let reason): "built everything again: \(StoryRules.traceFile) could not be used (\(reason))"
         case .loaded, .missing: nil
         }
         return (loaded, checked, siteEngine, traceNote)

@@ -27,7 +27,8 @@ public struct BuildReport: Sendable, Hashable {
     /// Photos of the media folder, and how many of them this build processed (the others came from the cache).
     public var photos = 0
     public var photosProcessed = 0
-    /// Why everything was built again although the site had been built before (`Edition.traceNote`), for a person.
+    /// The line that says why everything was built again although the site had been built before
+    /// (`Edition.traceNote`); nil when nothing needs saying.
     public var rebuiltEverything: String?
 }
 

@@ -21,7 +21,9 @@ enum StoryRules {
     /// Input: the names of the files in a folder of the site (sorted), by its path relative to the site folder.
     static let folder = "folder"
 
-    static func tracePath(site: String) -> String { site + "/" + BuildCache.storyCacheFolder + "/trace" }
+    /// The trace's file, relative to the site folder (as messages show it).
+    static let traceFile = BuildCache.storyCacheFolder + "/trace"
+    static func tracePath(site: String) -> String { site + "/" + traceFile }
 
     static let rules: [String: Rule] = [
         config: Rule(keeping: .memory) { _, fetch in
