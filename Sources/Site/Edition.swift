@@ -227,15 +227,14 @@ public struct Edition: Sendable {
             // meanwhile on the other core, since neither needs the other (13 % off publish --dry-run at 10,000 stories).
             (listing, (engine, status)) = bothAtOnce({ storyFiles(in: contentDirectory) }, loadTrace)
         }
-        let listed = listing
-        diagnostics += Self.diagnostics(listed.problems, in: contentFolder)
+        diagnostics += Self.diagnostics(listing.problems, in: contentFolder)
         if session != nil, cache.writer != nil { engine.runsAgain = true }   // kept by the session (see `keep` below)
-        let inputs = SiteFiles(root: root, listed: listed, listedAt: listedAt, options: options)
-        let storyKeys = listed.files.map { Key(StoryRules.story, $0.path) }
+        let inputs = SiteFiles(root: root, listed: listing, listedAt: listedAt, options: options)
+        let storyKeys = listing.files.map { Key(StoryRules.story, $0.path) }
         // The checks' tasks are known only once the stories are: first those the last run demanded, then, when
         // the stories call for others, a second run (which finds no input changed, so it costs lookups).
         var checkKeys = checks.flatMap { check in
-            engine.demanded(kind: check.kind).filter { listed.stamp(of: $0.name) != nil }.sorted()
+            engine.demanded(kind: check.kind).filter { listing.stamp(of: $0.name) != nil }.sorted()
         }
         // The stories of the last load of the same session (serve), which this one takes over: then it asks only for
         // the values of the stories that changed, not for every story's.
